@@ -1,0 +1,189 @@
+/*
+ * ckr_api.h -- the public C API of the samuel checkers core.
+ *
+ * This file is read verbatim by cffi (csrc/build_ffi.py), so it holds only
+ * typedefs, structs, integer #defines and prototypes: no #include, no #ifdef,
+ * no function-like macros.  C files include "ckr.h", which wraps this one.
+ *
+ * Board layout (Samuel 1959, Appendix A, Fig. A-1)
+ * ------------------------------------------------
+ * A position is a set of 64-bit words.  Square s (1..32, standard numbering,
+ * Black's men start on 1-12) lives at bit  b = (s-1) + (s-1)/8 .  Bits 8, 17
+ * and 26 are "ghost" squares that never hold a piece, and bits 35..63 are
+ * unused.  With the ghosts in place every diagonal step is a shift by 4 or 5:
+ *
+ *        (Black's side)                    bit indices
+ *      .  1  .  2  .  3  .  4           .  0  .  1  .  2  .  3
+ *      5  .  6  .  7  .  8  .           4  .  5  .  6  .  7  .
+ *      .  9  . 10  . 11  . 12           .  9  . 10  . 11  . 12      (8 ghost)
+ *     13  . 14  . 15  . 16  .          13  . 14  . 15  . 16  .
+ *      . 17  . 18  . 19  . 20           . 18  . 19  . 20  . 21      (17 ghost)
+ *     21  . 22  . 23  . 24  .          22  . 23  . 24  . 25  .
+ *      . 25  . 26  . 27  . 28           . 27  . 28  . 29  . 30      (26 ghost)
+ *     29  . 30  . 31  . 32  .          31  . 32  . 33  . 34  .
+ *        (White's side)
+ *
+ * "Forward" (towards White's side, Black's direction of travel) is +4/+5;
+ * "backward" is -4/-5.  A step from a real square lands on the diagonal
+ * neighbour, on a ghost bit, or outside bits 0..34; masking with
+ * CKR_BB_BOARD therefore removes every step that would leave the board.
+ *
+ * Colours: CKR_BLACK = 0 moves first and forward; CKR_WHITE = 1.
+ */
+
+typedef uint64_t ckr_bb;
+
+#define CKR_BLACK 0
+#define CKR_WHITE 1
+
+#define CKR_BB_BOARD 0x7FBFDFEFF
+#define CKR_BB_CROWN_BLACK 0x780000000
+#define CKR_BB_CROWN_WHITE 0xF
+
+#define CKR_MAX_MOVES 256
+#define CKR_MAX_CAPS 12
+#define CKR_MAX_PLY 128
+#define CKR_MAX_PV 64
+
+/* Score scale: 100 = one man.  Wins and losses are CKR_WIN - plies so that
+ * the search prefers the quickest win and the slowest loss ("direction
+ * sense").  Anything beyond CKR_WIN_BOUND in magnitude is a proven result. */
+#define CKR_WIN 30000
+#define CKR_WIN_BOUND 29000
+#define CKR_INF 32000
+
+/*
+ * A move, 32 bytes.
+ *   caps   opponent pieces removed (bits)
+ *   kxor   XOR applied to the kings word: from^to when a king moves, +to
+ *          when a man is crowned, plus every captured king
+ *   from   bit index of the moving piece
+ *   to     bit index where it stops (equal to from after a king's round trip)
+ *   ncaps  number of jumps; path[0..ncaps-1] are the landing bit indices
+ *   flags  CKR_MOVE_KING: the mover is a king; CKR_MOVE_CROWN: a man crowns
+ * Applying and undoing a move are the same XORs, so unmake needs no saved state
+ * apart from the hash.
+ */
+#define CKR_MOVE_KING 1
+#define CKR_MOVE_CROWN 2
+
+typedef struct ckr_move {
+    ckr_bb caps;
+    ckr_bb kxor;
+    uint8_t from;
+    uint8_t to;
+    uint8_t ncaps;
+    uint8_t flags;
+    uint8_t path[12];
+} ckr_move;
+
+/* pieces[CKR_BLACK], pieces[CKR_WHITE]: all pieces of that colour; kings: the
+ * kings of both colours; hash: Zobrist key including the side to move. */
+typedef struct ckr_pos {
+    ckr_bb pieces[2];
+    ckr_bb kings;
+    uint64_t hash;
+    int side;
+    int reserved;
+} ckr_pos;
+
+/* ---- position ---- */
+void ckr_init(void);
+int ckr_square_to_bit(int square);
+int ckr_bit_to_square(int bit);
+/* Square sets use bit s-1 for square s.  Returns 0, or -1 when sets overlap. */
+int ckr_pos_set(ckr_pos *pos, uint32_t black_men, uint32_t black_kings,
+                uint32_t white_men, uint32_t white_kings, int side);
+void ckr_pos_get(const ckr_pos *pos, uint32_t *out4);
+uint64_t ckr_pos_hash(const ckr_pos *pos);
+
+/* ---- move generation ---- */
+int ckr_gen_moves(const ckr_pos *pos, ckr_move *out);
+int ckr_gen_captures(const ckr_pos *pos, ckr_move *out);
+int ckr_has_capture(const ckr_pos *pos);
+int ckr_count_moves(const ckr_pos *pos);
+void ckr_make(ckr_pos *pos, const ckr_move *move);
+void ckr_unmake(ckr_pos *pos, const ckr_move *move);
+
+/* ---- perft ---- */
+uint64_t ckr_perft(const ckr_pos *pos, int depth, int bulk);
+
+/* ---- evaluation ----
+ * kind CKR_EVAL_MATERIAL: Samuel's piece advantage (kings 3 : men 2) with
+ *     the trade-when-ahead term.
+ * kind CKR_EVAL_DEFAULT: the hand-tuned modern evaluator.
+ * kind CKR_EVAL_LINEAR: sum of weights[i] * feature_i / CKR_WEIGHT_ONE over
+ *     the features of ckr_features() (weights from Python, e.g. a learner).
+ * kind CKR_EVAL_TABLE: material plus piece-square tables man_table/king_table,
+ *     indexed by square-1 from the mover's own point of view (square 1 is the
+ *     mover's back rank), in score units.
+ * Scores are from the side to move's point of view. */
+#define CKR_EVAL_MATERIAL 0
+#define CKR_EVAL_DEFAULT 1
+#define CKR_EVAL_LINEAR 2
+#define CKR_EVAL_TABLE 3
+#define CKR_MAX_FEATURES 64
+#define CKR_WEIGHT_ONE 256
+
+typedef struct ckr_eval {
+    int kind;
+    int nweights;
+    int32_t weights[64];
+    int32_t man_table[32];
+    int32_t king_table[32];
+} ckr_eval;
+
+int ckr_num_features(void);
+const char *ckr_feature_name(int index);
+int ckr_features(const ckr_pos *pos, int32_t *out);
+int ckr_evaluate(const ckr_eval *eval, const ckr_pos *pos);
+
+/* ---- search ----
+ * Modes: CKR_MODE_PVS, the modern engine (iterative deepening PVS);
+ * CKR_MODE_SAMUEL, Samuel's 1959 ply rules (depth = minimum ply, default 3,
+ * break points in samuel_breaks[4] = {4, 5, 11, 20} unless set);
+ * CKR_MODE_SHANNON_A, Shannon's type A: full-width minimax to a fixed depth.
+ * Time limits are in milliseconds; 0 or negative means "none".  soft_ms is
+ * the budget after which no new iteration starts; hard_ms aborts the search. */
+#define CKR_MODE_PVS 0
+#define CKR_MODE_SAMUEL 1
+#define CKR_MODE_SHANNON_A 2
+
+typedef struct ckr_limits {
+    int mode;
+    int depth;
+    int64_t nodes;
+    int64_t soft_ms;
+    int64_t hard_ms;
+    int samuel_breaks[4];
+} ckr_limits;
+
+typedef struct ckr_info {
+    int depth;
+    int seldepth;
+    int score;
+    int bound;
+    int64_t nodes;
+    int64_t nps;
+    int64_t time_ms;
+    int64_t tt_hits;
+    int pvlen;
+    ckr_move pv[64];
+} ckr_info;
+
+typedef void (*ckr_info_fn)(void *userdata, const ckr_info *info);
+
+typedef struct ckr_engine ckr_engine;
+
+ckr_engine *ckr_engine_new(int hash_mb);
+void ckr_engine_free(ckr_engine *engine);
+int ckr_engine_set_hash(ckr_engine *engine, int hash_mb);
+void ckr_engine_clear(ckr_engine *engine);
+void ckr_engine_set_eval(ckr_engine *engine, const ckr_eval *eval);
+void ckr_engine_set_callback(ckr_engine *engine, ckr_info_fn fn, void *userdata);
+void ckr_engine_stop(ckr_engine *engine);
+/* history: hashes of earlier positions of the game, oldest first, back to
+ * the last irreversible move; used for repetition detection.
+ * Returns the number of legal moves at the root (0: game over, no move). */
+int ckr_search(ckr_engine *engine, const ckr_pos *pos, const uint64_t *history,
+               int nhistory, const ckr_limits *limits, ckr_info *result);

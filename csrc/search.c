@@ -1,0 +1,627 @@
+/* search.c -- the three searchers on one core.
+ *
+ *  CKR_MODE_PVS       iterative-deepening principal-variation search with a
+ *                     transposition table, hash-move/killer/history ordering,
+ *                     late-move reductions and a forced-capture quiescence.
+ *  CKR_MODE_SAMUEL    Samuel's 1959 ply rules (minimum ply, jump and exchange
+ *                     conditions, break points 4/5/11/20), minimax by alpha-beta.
+ *  CKR_MODE_SHANNON_A Shannon's type A: every line to a fixed depth, plain minimax.
+ *
+ * The search never prints: it reports through the engine's callback.  Scores
+ * carry the distance to a win (CKR_WIN - ply), which is Samuel's direction
+ * sense.  Node counts depend only on the position, the limits, the evaluator
+ * and the TT contents, so a cleared engine repeats them exactly. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "bitboard.h"
+
+#define HIST_MAX 1024
+#define BOUND_EXACT 0
+#define BOUND_LOWER 1
+#define BOUND_UPPER 2
+
+/*
+ * Transposition-table entry, 16 bytes:
+ *   key    full Zobrist key (verifies the slot)
+ *   score  int16, mate scores stored relative to the node
+ *   depth  remaining depth, 0..127
+ *   bound  BOUND_EXACT / LOWER / UPPER in bits 0-1, search generation in bits 2-7
+ *   move   index of the best move in ckr_gen_moves order (255: none); the
+ *          generator is deterministic, so an index names the move exactly
+ */
+typedef struct tt_entry {
+    uint64_t key;
+    int16_t score;
+    int8_t depth;
+    uint8_t bound;
+    uint8_t move;
+    uint8_t pad[3];
+} tt_entry;
+
+#define TT_BUCKET 4
+
+struct ckr_engine {
+    tt_entry *tt;
+    uint64_t tt_buckets;     /* power of two */
+    uint8_t generation;
+    ckr_eval eval;
+    ckr_info_fn callback;
+    void *userdata;
+    volatile int stop;
+    /* per-search state */
+    ckr_limits limits;
+    struct timespec start;
+    int64_t nodes;
+    int64_t tt_hits;
+    int seldepth;
+    int aborted;
+    int samuel_min;
+    uint64_t rep[HIST_MAX + CKR_MAX_PLY + 2];
+    int rep_len;
+    int rep_floor[CKR_MAX_PLY + 2];
+    uint64_t killers[CKR_MAX_PLY][2];
+    int32_t history[2][64][64];
+    ckr_move moves[CKR_MAX_PLY + 1][CKR_MAX_MOVES];
+    int scores[CKR_MAX_PLY + 1][CKR_MAX_MOVES];
+    ckr_move pv[CKR_MAX_PLY + 1][CKR_MAX_PLY + 1];
+    int pvlen[CKR_MAX_PLY + 1];
+};
+
+/* prototypes */
+static int64_t elapsed_ms(const ckr_engine *e);
+static int check_limits(ckr_engine *e);
+static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int ply, int irrev);
+static int samuel(ckr_engine *e, ckr_pos *p, int alpha, int beta, int ply, int last_jump);
+static int minimax(ckr_engine *e, ckr_pos *p, int depth, int ply);
+
+static inline uint64_t move_key(const ckr_move *m)
+{
+    return ((uint64_t)m->caps << 16) | ((uint64_t)m->to << 8) | m->from;
+}
+
+/* ---- engine lifetime ---- */
+
+ckr_engine *ckr_engine_new(int hash_mb)
+{
+    ckr_init();
+    ckr_engine *e = calloc(1, sizeof *e);
+    if (!e)
+        return 0;
+    e->eval.kind = CKR_EVAL_DEFAULT;
+    if (ckr_engine_set_hash(e, hash_mb) != 0) {
+        free(e);
+        return 0;
+    }
+    return e;
+}
+
+void ckr_engine_free(ckr_engine *e)
+{
+    if (!e)
+        return;
+    free(e->tt);
+    free(e);
+}
+
+int ckr_engine_set_hash(ckr_engine *e, int hash_mb)
+{
+    if (hash_mb < 1)
+        hash_mb = 1;
+    uint64_t bytes = (uint64_t)hash_mb << 20, buckets = 1;
+    while (buckets * 2 * TT_BUCKET * sizeof(tt_entry) <= bytes)
+        buckets *= 2;
+    tt_entry *t = calloc(buckets * TT_BUCKET, sizeof(tt_entry));
+    if (!t)
+        return -1;
+    free(e->tt);
+    e->tt = t;
+    e->tt_buckets = buckets;
+    return 0;
+}
+
+void ckr_engine_clear(ckr_engine *e)
+{
+    memset(e->tt, 0, e->tt_buckets * TT_BUCKET * sizeof(tt_entry));
+    memset(e->history, 0, sizeof e->history);
+    memset(e->killers, 0, sizeof e->killers);
+    e->generation = 0;
+}
+
+void ckr_engine_set_eval(ckr_engine *e, const ckr_eval *eval) { e->eval = *eval; }
+
+void ckr_engine_set_callback(ckr_engine *e, ckr_info_fn fn, void *userdata)
+{
+    e->callback = fn;
+    e->userdata = userdata;
+}
+
+void ckr_engine_stop(ckr_engine *e) { e->stop = 1; }
+
+/* ---- limits ---- */
+
+static int64_t elapsed_ms(const ckr_engine *e)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)(now.tv_sec - e->start.tv_sec) * 1000 + (now.tv_nsec - e->start.tv_nsec) / 1000000;
+}
+
+static int check_limits(ckr_engine *e)
+{
+    if (e->aborted)
+        return 1;
+    if (e->stop || (e->limits.nodes > 0 && e->nodes >= e->limits.nodes))
+        e->aborted = 1;
+    else if ((e->nodes & 1023) == 0 && e->limits.hard_ms > 0 && elapsed_ms(e) >= e->limits.hard_ms)
+        e->aborted = 1;
+    return e->aborted;
+}
+
+/* ---- transposition table ---- */
+
+static inline int score_to_tt(int s, int ply)
+{
+    return s > CKR_WIN_BOUND ? s + ply : s < -CKR_WIN_BOUND ? s - ply : s;
+}
+
+static inline int score_from_tt(int s, int ply)
+{
+    return s > CKR_WIN_BOUND ? s - ply : s < -CKR_WIN_BOUND ? s + ply : s;
+}
+
+static tt_entry *tt_probe(ckr_engine *e, uint64_t key)
+{
+    tt_entry *b = &e->tt[(key & (e->tt_buckets - 1)) * TT_BUCKET];
+    for (int i = 0; i < TT_BUCKET; i++)
+        if (b[i].key == key)
+            return &b[i];
+    return 0;
+}
+
+static void tt_store(ckr_engine *e, uint64_t key, int score, int depth, int bound, int move)
+{
+    tt_entry *b = &e->tt[(key & (e->tt_buckets - 1)) * TT_BUCKET], *slot = &b[0];
+    int worst = 1 << 30;
+    for (int i = 0; i < TT_BUCKET; i++) {
+        if (b[i].key == key) {
+            slot = &b[i];
+            if (move == 255)
+                move = b[i].move; /* keep the old best move on an upper bound */
+            break;
+        }
+        /* Replace the shallowest entry, counting stale generations as shallower. */
+        int age = (uint8_t)(e->generation - (b[i].bound >> 2)) & 63;
+        int value = b[i].key ? b[i].depth - 8 * age : -1000;
+        if (value < worst) {
+            worst = value;
+            slot = &b[i];
+        }
+    }
+    slot->key = key;
+    slot->score = (int16_t)score;
+    slot->depth = (int8_t)(depth > 127 ? 127 : depth);
+    slot->bound = (uint8_t)(bound | ((e->generation & 63) << 2));
+    slot->move = (uint8_t)move;
+}
+
+/* ---- repetition ---- */
+
+/* A repetition is any earlier position, same side to move, since the last
+ * man move or capture.  In search one repetition already scores as a draw. */
+static int is_repetition(const ckr_engine *e, uint64_t key, int floor)
+{
+    for (int i = e->rep_len - 2; i >= floor; i -= 2)
+        if (e->rep[i] == key)
+            return 1;
+    return 0;
+}
+
+static inline int irreversible(const ckr_move *m)
+{
+    return m->ncaps || !(m->flags & CKR_MOVE_KING);
+}
+
+/* ---- move ordering ---- */
+
+static void score_moves(ckr_engine *e, const ckr_pos *p, ckr_move *m, int *sc, int n, int ply, int hash_idx)
+{
+    for (int i = 0; i < n; i++) {
+        int s;
+        if (i == hash_idx)
+            s = 1 << 30;
+        else if (m[i].ncaps)
+            s = (1 << 28) + 1000 * m[i].ncaps + (bb_popcount(m[i].caps & m[i].kxor) * 100);
+        else if (ply < CKR_MAX_PLY && move_key(&m[i]) == e->killers[ply][0])
+            s = (1 << 27);
+        else if (ply < CKR_MAX_PLY && move_key(&m[i]) == e->killers[ply][1])
+            s = (1 << 27) - 1;
+        else
+            s = e->history[p->side][m[i].from][m[i].to] + ((m[i].flags & CKR_MOVE_CROWN) ? (1 << 26) : 0);
+        sc[i] = s;
+    }
+}
+
+/* Selection sort step: brings the best remaining move to index i. */
+static inline void pick(ckr_move *m, int *sc, int n, int i)
+{
+    int best = i;
+    for (int j = i + 1; j < n; j++)
+        if (sc[j] > sc[best])
+            best = j;
+    if (best != i) {
+        ckr_move t = m[i];
+        m[i] = m[best];
+        m[best] = t;
+        int s = sc[i];
+        sc[i] = sc[best];
+        sc[best] = s;
+    }
+}
+
+static void update_pv(ckr_engine *e, int ply, const ckr_move *m)
+{
+    e->pv[ply][0] = *m;
+    int n = e->pvlen[ply + 1];
+    if (n > CKR_MAX_PLY - 1)
+        n = CKR_MAX_PLY - 1;
+    memcpy(&e->pv[ply][1], e->pv[ply + 1], (size_t)n * sizeof(ckr_move));
+    e->pvlen[ply] = n + 1;
+}
+
+/* ---- PVS ---- */
+
+static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int ply, int floor)
+{
+    e->pvlen[ply] = 0;
+    e->nodes++;
+    if (ply > e->seldepth)
+        e->seldepth = ply;
+    if (check_limits(e))
+        return 0;
+    int is_pv = beta - alpha > 1;
+    if (ply > 0) {
+        if (is_repetition(e, p->hash, floor))
+            return 0;
+        /* Mate-distance pruning: no line can beat a win found nearer the root. */
+        int mate_lo = -CKR_WIN + ply, mate_hi = CKR_WIN - ply - 1;
+        if (alpha < mate_lo)
+            alpha = mate_lo;
+        if (beta > mate_hi)
+            beta = mate_hi;
+        if (alpha >= beta)
+            return alpha;
+    }
+    if (ply >= CKR_MAX_PLY - 1)
+        return ckr_evaluate(&e->eval, p);
+
+    ckr_move *moves = e->moves[ply];
+    int n = ckr_gen_moves(p, moves);
+    if (n == 0)
+        return -CKR_WIN + ply;
+    int capture = moves[0].ncaps > 0;
+
+    /* Quiescence: without depth left, only a forced capture is searched on;
+     * a quiet position is scored as it stands. */
+    if (depth <= 0 && !capture)
+        return ckr_evaluate(&e->eval, p);
+    if (depth < 0)
+        depth = 0;
+
+    int hash_idx = -1;
+    tt_entry *t = tt_probe(e, p->hash);
+    if (t) {
+        e->tt_hits++;
+        if (t->move < n)
+            hash_idx = t->move;
+        int ts = score_from_tt(t->score, ply);
+        int bound = t->bound & 3;
+        if (!is_pv && t->depth >= depth &&
+            (bound == BOUND_EXACT || (bound == BOUND_LOWER && ts >= beta) ||
+             (bound == BOUND_UPPER && ts <= alpha)))
+            return ts;
+    }
+
+    e->rep[e->rep_len++] = p->hash;
+    int *sc = e->scores[ply];
+    score_moves(e, p, moves, sc, n, ply, hash_idx);
+    /* Remember generation order so the TT can name the best move by index. */
+    int order[CKR_MAX_MOVES];
+    for (int i = 0; i < n; i++)
+        order[i] = i;
+
+    int best = -CKR_INF, best_idx = 255, orig_alpha = alpha;
+    for (int i = 0; i < n; i++) {
+        /* selection sort carrying the original index */
+        int bi = i;
+        for (int j = i + 1; j < n; j++)
+            if (sc[j] > sc[bi])
+                bi = j;
+        if (bi != i) {
+            ckr_move tm = moves[i];
+            moves[i] = moves[bi];
+            moves[bi] = tm;
+            int ts = sc[i];
+            sc[i] = sc[bi];
+            sc[bi] = ts;
+            int to = order[i];
+            order[i] = order[bi];
+            order[bi] = to;
+        }
+        ckr_move *m = &moves[i];
+        /* A forced single reply, or any capture, costs no depth. */
+        int ext = (n == 1 || capture) ? 1 : 0;
+        int child_floor = irreversible(m) ? e->rep_len : floor;
+        int nd = depth - 1 + ext;
+        ckr_make(p, m);
+        int v;
+        if (i == 0) {
+            v = -pvs(e, p, -beta, -alpha, nd, ply + 1, child_floor);
+        } else {
+            int r = 0;
+            if (depth >= 3 && i >= 3 && !capture && !(m->flags & CKR_MOVE_CROWN) && sc[i] < (1 << 27))
+                r = 1 + (depth >= 6 && i >= 8);
+            v = -pvs(e, p, -alpha - 1, -alpha, nd - r, ply + 1, child_floor);
+            if (v > alpha && r)
+                v = -pvs(e, p, -alpha - 1, -alpha, nd, ply + 1, child_floor);
+            if (v > alpha && v < beta)
+                v = -pvs(e, p, -beta, -alpha, nd, ply + 1, child_floor);
+        }
+        ckr_unmake(p, m);
+        if (e->aborted) {
+            e->rep_len--;
+            return 0;
+        }
+        if (v > best) {
+            best = v;
+            best_idx = order[i];
+            if (v > alpha) {
+                alpha = v;
+                update_pv(e, ply, m);
+                if (v >= beta) {
+                    if (!m->ncaps && ply < CKR_MAX_PLY) {
+                        uint64_t k = move_key(m);
+                        if (e->killers[ply][0] != k) {
+                            e->killers[ply][1] = e->killers[ply][0];
+                            e->killers[ply][0] = k;
+                        }
+                        int32_t *h = &e->history[p->side][m->from][m->to];
+                        *h += depth * depth;
+                        if (*h > (1 << 24))
+                            for (int a = 0; a < 2; a++)
+                                for (int b = 0; b < 64; b++)
+                                    for (int c = 0; c < 64; c++)
+                                        e->history[a][b][c] /= 2;
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    e->rep_len--;
+    int bound = best >= beta ? BOUND_LOWER : best > orig_alpha ? BOUND_EXACT : BOUND_UPPER;
+    tt_store(e, p->hash, score_to_tt(best, ply), depth, bound, bound == BOUND_UPPER ? 255 : best_idx);
+    return best;
+}
+
+/* ---- Samuel's ply rules ---- */
+
+static int material_units(const ckr_pos *p, int c)
+{
+    return 2 * bb_popcount(p->pieces[c] & ~p->kings) + 3 * bb_popcount(p->pieces[c] & p->kings);
+}
+
+/* An exchange offer: some quiet move hands the opponent a capture. */
+static int exchange_offer(ckr_engine *e, ckr_pos *p, const ckr_move *moves, int n)
+{
+    (void)e;
+    for (int i = 0; i < n; i++) {
+        ckr_make(p, &moves[i]);
+        int offer = ckr_has_capture(p);
+        ckr_unmake(p, &moves[i]);
+        if (offer)
+            return 1;
+    }
+    return 0;
+}
+
+static int samuel(ckr_engine *e, ckr_pos *p, int alpha, int beta, int ply, int last_jump)
+{
+    e->pvlen[ply] = 0;
+    e->nodes++;
+    if (ply > e->seldepth)
+        e->seldepth = ply;
+    if (check_limits(e))
+        return 0;
+    ckr_move *moves = e->moves[ply];
+    int n = ckr_gen_moves(p, moves);
+    if (n == 0)
+        return -CKR_WIN + ply;
+    int jump_next = moves[0].ncaps > 0;
+    const int *brk = e->limits.samuel_breaks;
+    if (ply >= e->samuel_min || ply >= CKR_MAX_PLY - 1) {
+        int stop;
+        if (ply >= brk[3] || ply >= CKR_MAX_PLY - 1)
+            stop = 1;
+        else if (ply >= brk[2] && jump_next &&
+                 abs(material_units(p, 0) - material_units(p, 1)) > 6) /* two kings */
+            stop = 1;
+        else if (ply >= brk[1])
+            stop = !jump_next;
+        else if (ply >= brk[0])
+            stop = !jump_next && !exchange_offer(e, p, moves, n);
+        else
+            stop = !jump_next && !last_jump && !exchange_offer(e, p, moves, n);
+        if (stop) {
+            int s = ckr_evaluate(&e->eval, p);
+            /* Cut off with a jump pending: credit the side to move with a man. */
+            if (jump_next)
+                s += 100;
+            return s;
+        }
+    }
+    int best = -CKR_INF;
+    for (int i = 0; i < n; i++) {
+        ckr_make(p, &moves[i]);
+        int v = -samuel(e, p, -beta, -alpha, ply + 1, jump_next);
+        ckr_unmake(p, &moves[i]);
+        if (e->aborted)
+            return 0;
+        if (v > best) {
+            best = v;
+            if (v > alpha) {
+                alpha = v;
+                update_pv(e, ply, &moves[i]);
+                if (v >= beta)
+                    break;
+            }
+        }
+    }
+    return best;
+}
+
+/* ---- Shannon type A ---- */
+
+static int minimax(ckr_engine *e, ckr_pos *p, int depth, int ply)
+{
+    e->pvlen[ply] = 0;
+    e->nodes++;
+    if (check_limits(e))
+        return 0;
+    ckr_move *moves = e->moves[ply];
+    int n = ckr_gen_moves(p, moves);
+    if (n == 0)
+        return -CKR_WIN + ply;
+    if (depth <= 0 || ply >= CKR_MAX_PLY - 1)
+        return ckr_evaluate(&e->eval, p);
+    int best = -CKR_INF;
+    for (int i = 0; i < n; i++) {
+        ckr_make(p, &moves[i]);
+        int v = -minimax(e, p, depth - 1, ply + 1);
+        ckr_unmake(p, &moves[i]);
+        if (e->aborted)
+            return 0;
+        if (v > best) {
+            best = v;
+            update_pv(e, ply, &moves[i]);
+        }
+    }
+    return best;
+}
+
+/* ---- driver ---- */
+
+static void fill_info(ckr_engine *e, ckr_info *info, int depth, int score, const ckr_move *pv, int pvlen)
+{
+    info->depth = depth;
+    info->seldepth = e->seldepth;
+    info->score = score;
+    info->bound = BOUND_EXACT;
+    info->nodes = e->nodes;
+    info->time_ms = elapsed_ms(e);
+    info->nps = info->time_ms > 0 ? e->nodes * 1000 / info->time_ms : e->nodes * 1000;
+    info->tt_hits = e->tt_hits;
+    info->pvlen = pvlen > CKR_MAX_PV ? CKR_MAX_PV : pvlen;
+    if (pv != info->pv)
+        memcpy(info->pv, pv, (size_t)info->pvlen * sizeof(ckr_move));
+}
+
+static void report(ckr_engine *e, const ckr_info *info)
+{
+    if (e->callback)
+        e->callback(e->userdata, info);
+}
+
+int ckr_search(ckr_engine *e, const ckr_pos *pos, const uint64_t *history, int nhistory,
+               const ckr_limits *limits, ckr_info *result)
+{
+    ckr_pos p = *pos;
+    ckr_move root[CKR_MAX_MOVES];
+    int nroot = ckr_gen_moves(&p, root);
+    e->limits = *limits;
+    for (int i = 0; i < 4; i++)
+        if (e->limits.samuel_breaks[i] <= 0)
+            e->limits.samuel_breaks[i] = (int[]){4, 5, 11, 20}[i];
+    clock_gettime(CLOCK_MONOTONIC, &e->start);
+    e->nodes = e->tt_hits = 0;
+    e->seldepth = 0;
+    e->aborted = 0;
+    e->stop = 0;
+    e->generation++;
+    memset(result, 0, sizeof *result);
+    if (nhistory > HIST_MAX) {
+        history += nhistory - HIST_MAX;
+        nhistory = HIST_MAX;
+    }
+    e->rep_len = 0;
+    for (int i = 0; i < nhistory; i++)
+        e->rep[e->rep_len++] = history[i];
+    if (nroot == 0)
+        return 0;
+    result->pv[0] = root[0];
+    result->pvlen = 1;
+
+    int mode = e->limits.mode, maxdepth = e->limits.depth > 0 ? e->limits.depth : CKR_MAX_PLY - 4;
+    if (maxdepth > CKR_MAX_PLY - 4)
+        maxdepth = CKR_MAX_PLY - 4;
+
+    if (mode == CKR_MODE_SAMUEL || mode == CKR_MODE_SHANNON_A) {
+        int depth = e->limits.depth > 0 ? e->limits.depth : (mode == CKR_MODE_SAMUEL ? 3 : 4);
+        if (depth > CKR_MAX_PLY - 4)
+            depth = CKR_MAX_PLY - 4;
+        e->samuel_min = depth;
+        if (e->limits.samuel_breaks[3] < depth)
+            e->limits.samuel_breaks[3] = depth;
+        int v = mode == CKR_MODE_SAMUEL ? samuel(e, &p, -CKR_INF, CKR_INF, 0, 0) : minimax(e, &p, depth, 0);
+        if (!e->aborted && e->pvlen[0] > 0) {
+            fill_info(e, result, depth, v, e->pv[0], e->pvlen[0]);
+            report(e, result);
+        } else {
+            fill_info(e, result, 0, 0, result->pv, result->pvlen);
+        }
+        return nroot;
+    }
+
+    int score = 0;
+    for (int depth = 1; depth <= maxdepth; depth++) {
+        e->seldepth = 0;
+        /* Aspiration window around the last score; widened on failure. */
+        int delta = 30, alpha = -CKR_INF, beta = CKR_INF, v;
+        if (depth >= 4 && abs(score) < CKR_WIN_BOUND) {
+            alpha = score - delta;
+            beta = score + delta;
+        }
+        for (;;) {
+            v = pvs(e, &p, alpha, beta, depth, 0, 0);
+            if (e->aborted)
+                break;
+            if (v <= alpha) {
+                alpha = alpha - delta < -CKR_INF ? -CKR_INF : alpha - delta;
+                delta *= 3;
+            } else if (v >= beta) {
+                beta = beta + delta > CKR_INF ? CKR_INF : beta + delta;
+                delta *= 3;
+            } else {
+                break;
+            }
+        }
+        if (e->aborted)
+            break;
+        score = v;
+        fill_info(e, result, depth, score, e->pv[0], e->pvlen[0]);
+        report(e, result);
+        /* A proven result needs no deeper look; nor does a single legal move
+         * when the clock is running. */
+        if (abs(score) > CKR_WIN_BOUND && depth > CKR_WIN - abs(score) + 2)
+            break;
+        if (nroot == 1 && e->limits.soft_ms > 0)
+            break;
+        if (e->limits.soft_ms > 0 && elapsed_ms(e) >= e->limits.soft_ms)
+            break;
+    }
+    /* The last completed iteration stands; report final totals. */
+    result->nodes = e->nodes;
+    result->time_ms = elapsed_ms(e);
+    result->nps = result->time_ms > 0 ? e->nodes * 1000 / result->time_ms : e->nodes * 1000;
+    return nroot;
+}

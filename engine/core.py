@@ -1,0 +1,259 @@
+"""Thin typed wrappers over the C core (``engine._core``); the only module that imports it.
+
+Wrappers validate, own the cffi buffers, call C and return plain Python values,
+so cdata never escapes this module.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from engine._core import ffi, lib
+from engine.types import Color, Square, SquareSet
+
+lib.ckr_init()
+
+MAX_MOVES: int = lib.CKR_MAX_MOVES
+WIN: int = lib.CKR_WIN
+WIN_BOUND: int = lib.CKR_WIN_BOUND
+MODE_PVS: int = lib.CKR_MODE_PVS
+MODE_SAMUEL: int = lib.CKR_MODE_SAMUEL
+MODE_SHANNON_A: int = lib.CKR_MODE_SHANNON_A
+EVAL_MATERIAL: int = lib.CKR_EVAL_MATERIAL
+EVAL_DEFAULT: int = lib.CKR_EVAL_DEFAULT
+EVAL_LINEAR: int = lib.CKR_EVAL_LINEAR
+EVAL_TABLE: int = lib.CKR_EVAL_TABLE
+WEIGHT_ONE: int = lib.CKR_WEIGHT_ONE
+MAX_FEATURES: int = lib.CKR_MAX_FEATURES
+
+_BIT_TO_SQUARE: list[int] = [lib.ckr_bit_to_square(b) for b in range(64)]
+
+
+@dataclass(frozen=True)
+class RawPosition:
+    """A position as four square sets and the side to move."""
+
+    black_men: SquareSet
+    black_kings: SquareSet
+    white_men: SquareSet
+    white_kings: SquareSet
+    turn: Color
+
+
+@dataclass(frozen=True)
+class RawMove:
+    """A move as the C generator sees it: the squares visited and those captured."""
+
+    path: tuple[Square, ...]
+    captures: tuple[Square, ...]
+    crowns: bool
+
+
+def _new_pos(raw: RawPosition) -> object:
+    pos = ffi.new("ckr_pos *")
+    if lib.ckr_pos_set(pos, raw.black_men, raw.black_kings, raw.white_men, raw.white_kings, raw.turn) != 0:
+        raise ValueError("a square holds more than one piece")
+    return pos
+
+
+def _raw_move(m: object) -> RawMove:
+    frm = getattr(m, "from")
+    if m.ncaps == 0:  # type: ignore[attr-defined]
+        path = (_BIT_TO_SQUARE[frm], _BIT_TO_SQUARE[m.to])  # type: ignore[attr-defined]
+        caps: tuple[int, ...] = ()
+    else:
+        bits = [frm] + [m.path[i] for i in range(m.ncaps)]  # type: ignore[attr-defined]
+        path = tuple(_BIT_TO_SQUARE[b] for b in bits)
+        caps = tuple(_BIT_TO_SQUARE[(a + b) // 2] for a, b in zip(bits, bits[1:]))
+    return RawMove(path, caps, bool(m.flags & lib.CKR_MOVE_CROWN))  # type: ignore[attr-defined]
+
+
+def legal_moves(raw: RawPosition) -> list[RawMove]:
+    """All legal moves, in the generator's deterministic order."""
+    pos = _new_pos(raw)
+    buf = ffi.new("ckr_move[]", MAX_MOVES)
+    n = lib.ckr_gen_moves(pos, buf)
+    return [_raw_move(buf[i]) for i in range(n)]
+
+
+def apply_move(raw: RawPosition, move: RawMove) -> tuple[RawPosition, int]:
+    """The position after ``move`` (which must be legal) and its hash."""
+    pos = _new_pos(raw)
+    buf = ffi.new("ckr_move[]", MAX_MOVES)
+    n = lib.ckr_gen_moves(pos, buf)
+    for i in range(n):
+        if _raw_move(buf[i]) == move:
+            lib.ckr_make(pos, ffi.addressof(buf, i))
+            return _read_pos(pos), pos.hash
+    raise ValueError(f"move {move.path} is not legal here")
+
+
+def _read_pos(pos: object) -> RawPosition:
+    out = ffi.new("uint32_t[4]")
+    lib.ckr_pos_get(pos, out)
+    return RawPosition(out[0], out[1], out[2], out[3], pos.side)  # type: ignore[attr-defined]
+
+
+def position_hash(raw: RawPosition) -> int:
+    return int(lib.ckr_pos_hash(_new_pos(raw)))
+
+
+def perft(raw: RawPosition, depth: int, *, bulk: bool = True) -> int:
+    """Leaf count at ``depth``; the C call releases the GIL."""
+    if depth < 0:
+        raise ValueError("perft depth must be >= 0")
+    return int(lib.ckr_perft(_new_pos(raw), depth, 1 if bulk else 0))
+
+
+def feature_names() -> list[str]:
+    return [ffi.string(lib.ckr_feature_name(i)).decode() for i in range(lib.ckr_num_features())]
+
+
+def features(raw: RawPosition) -> list[int]:
+    """Evaluation terms (side to move minus opponent) in ``feature_names()`` order."""
+    out = ffi.new("int32_t[]", MAX_FEATURES)
+    n = lib.ckr_features(_new_pos(raw), out)
+    return [out[i] for i in range(n)]
+
+
+@dataclass(frozen=True)
+class EvalSpec:
+    """What the C evaluator needs: a kind and its weights or tables."""
+
+    kind: int
+    weights: tuple[int, ...] = ()
+    man_table: tuple[int, ...] = ()
+    king_table: tuple[int, ...] = ()
+
+
+def _new_eval(spec: EvalSpec) -> object:
+    ev = ffi.new("ckr_eval *")
+    ev.kind = spec.kind
+    if len(spec.weights) > MAX_FEATURES:
+        raise ValueError(f"at most {MAX_FEATURES} weights")
+    ev.nweights = len(spec.weights)
+    for i, w in enumerate(spec.weights):
+        ev.weights[i] = int(w)
+    for name, table in (("man_table", spec.man_table), ("king_table", spec.king_table)):
+        if table and len(table) != 32:
+            raise ValueError(f"{name} needs 32 entries, got {len(table)}")
+        for i, v in enumerate(table):
+            getattr(ev, name)[i] = int(v)
+    return ev
+
+
+def evaluate(raw: RawPosition, spec: EvalSpec) -> int:
+    """Static score for the side to move, 100 = one man."""
+    return int(lib.ckr_evaluate(_new_eval(spec), _new_pos(raw)))
+
+
+@dataclass(frozen=True)
+class CoreInfo:
+    """One progress report of the C search."""
+
+    depth: int
+    seldepth: int
+    score: int
+    nodes: int
+    nps: int
+    time_ms: int
+    tt_hits: int
+    pv: tuple[RawMove, ...]
+
+
+def _info_from_c(info: object) -> CoreInfo:
+    i = info
+    return CoreInfo(
+        depth=i.depth,  # type: ignore[attr-defined]
+        seldepth=i.seldepth,  # type: ignore[attr-defined]
+        score=i.score,  # type: ignore[attr-defined]
+        nodes=i.nodes,  # type: ignore[attr-defined]
+        nps=i.nps,  # type: ignore[attr-defined]
+        time_ms=i.time_ms,  # type: ignore[attr-defined]
+        tt_hits=i.tt_hits,  # type: ignore[attr-defined]
+        pv=tuple(_raw_move(i.pv[k]) for k in range(i.pvlen)),  # type: ignore[attr-defined]
+    )
+
+
+@ffi.def_extern()
+def ckr_py_on_info(userdata: object, info: object) -> None:
+    callback = ffi.from_handle(userdata)
+    try:
+        callback(_info_from_c(info))
+    except Exception:  # a failing listener must not unwind through C
+        import logging
+
+        logging.getLogger(__name__).exception("search info callback failed")
+
+
+@dataclass(frozen=True)
+class CoreLimits:
+    mode: int = MODE_PVS
+    depth: int = 0
+    nodes: int = 0
+    soft_ms: int = 0
+    hard_ms: int = 0
+    samuel_breaks: tuple[int, int, int, int] = (4, 5, 11, 20)
+
+
+class CoreEngine:
+    """One C search engine: its transposition table, history and evaluator.
+
+    ``search`` blocks (with the GIL released); ``stop`` may be called from any thread.
+    """
+
+    def __init__(self, hash_mb: int = 64) -> None:
+        self._lock = threading.Lock()
+        self._ptr = ffi.gc(lib.ckr_engine_new(int(hash_mb)), lib.ckr_engine_free)
+        if self._ptr == ffi.NULL:
+            raise MemoryError(f"cannot allocate a {hash_mb} MB transposition table")
+        self.hash_mb = int(hash_mb)
+
+    def set_hash(self, hash_mb: int) -> None:
+        if hash_mb < 1:
+            raise ValueError("hash size must be at least 1 MB")
+        with self._lock:
+            if lib.ckr_engine_set_hash(self._ptr, int(hash_mb)) != 0:
+                raise MemoryError(f"cannot allocate a {hash_mb} MB transposition table")
+            self.hash_mb = int(hash_mb)
+
+    def clear(self) -> None:
+        with self._lock:
+            lib.ckr_engine_clear(self._ptr)
+
+    def set_eval(self, spec: EvalSpec) -> None:
+        with self._lock:
+            lib.ckr_engine_set_eval(self._ptr, _new_eval(spec))
+
+    def stop(self) -> None:
+        lib.ckr_engine_stop(self._ptr)
+
+    def search(
+        self,
+        raw: RawPosition,
+        history: Sequence[int],
+        limits: CoreLimits,
+        on_info: Callable[[CoreInfo], None] | None = None,
+    ) -> tuple[int, CoreInfo]:
+        """Returns (number of legal root moves, final info)."""
+        with self._lock:
+            pos = _new_pos(raw)
+            hist = ffi.new("uint64_t[]", list(history) or [0])
+            lim = ffi.new("ckr_limits *")
+            lim.mode = limits.mode
+            lim.depth = limits.depth
+            lim.nodes = limits.nodes
+            lim.soft_ms = limits.soft_ms
+            lim.hard_ms = limits.hard_ms
+            for i, b in enumerate(limits.samuel_breaks):
+                lim.samuel_breaks[i] = b
+            result = ffi.new("ckr_info *")
+            handle = ffi.new_handle(on_info) if on_info else ffi.NULL
+            lib.ckr_engine_set_callback(self._ptr, lib.ckr_py_on_info if on_info else ffi.NULL, handle)
+            try:
+                n = lib.ckr_search(self._ptr, pos, hist, len(history), lim, result)
+            finally:
+                lib.ckr_engine_set_callback(self._ptr, ffi.NULL, ffi.NULL)
+            return int(n), _info_from_c(result)

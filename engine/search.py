@@ -1,0 +1,184 @@
+"""Searcher: runs the C search on a Board and reports through callbacks.
+
+The search never prints or writes to a stream; progress arrives as
+``SearchInfo`` values passed to ``on_info``.  ``stop()`` may be called from
+any thread, and the C search releases the GIL while it runs.
+"""
+
+from __future__ import annotations
+
+import enum
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from engine import core, timeman
+from engine.board import Board
+from engine.errors import GameOverError
+from engine.evaluators import DEFAULT, Evaluator
+from engine.limits import Limit
+from engine.move import Move
+
+
+class Mode(enum.Enum):
+    PVS = core.MODE_PVS
+    SAMUEL = core.MODE_SAMUEL
+    SHANNON_A = core.MODE_SHANNON_A
+
+    @classmethod
+    def parse(cls, text: str) -> Mode:
+        key = text.strip().lower().replace("-", "_")
+        aliases = {"pvs": cls.PVS, "modern": cls.PVS, "samuel": cls.SAMUEL, "samuel1959": cls.SAMUEL,
+                   "shannon_a": cls.SHANNON_A, "type_a": cls.SHANNON_A, "minimax": cls.SHANNON_A}
+        if key not in aliases:
+            raise ValueError(f"unknown search mode {text!r}; choose from pvs, samuel, shannon-a")
+        return aliases[key]
+
+
+@dataclass(frozen=True)
+class Score:
+    """A score for the side to move: centi-men, or a win/loss in ``plies``."""
+
+    value: int
+
+    @property
+    def is_win(self) -> bool:
+        return self.value > core.WIN_BOUND
+
+    @property
+    def is_loss(self) -> bool:
+        return self.value < -core.WIN_BOUND
+
+    @property
+    def plies_to_end(self) -> int | None:
+        if self.is_win or self.is_loss:
+            return core.WIN - abs(self.value)
+        return None
+
+    @property
+    def men(self) -> float:
+        """The score in men (a win or loss is reported as +/-100)."""
+        if self.is_win:
+            return 100.0
+        if self.is_loss:
+            return -100.0
+        return self.value / 100.0
+
+    def __str__(self) -> str:
+        p = self.plies_to_end
+        if p is not None:
+            return f"{'win' if self.is_win else 'loss'} in {p}"
+        return f"{self.value / 100:+.2f}"
+
+
+@dataclass(frozen=True)
+class SearchInfo:
+    depth: int
+    seldepth: int
+    score: Score
+    nodes: int
+    nps: int
+    time: float
+    pv: tuple[Move, ...]
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    best: Move | None
+    ponder: Move | None
+    info: SearchInfo
+
+
+def _to_info(ci: core.CoreInfo) -> SearchInfo:
+    return SearchInfo(
+        depth=ci.depth,
+        seldepth=ci.seldepth,
+        score=Score(ci.score),
+        nodes=ci.nodes,
+        nps=ci.nps,
+        time=ci.time_ms / 1000.0,
+        pv=tuple(Move(m.path, m.captures) for m in ci.pv),
+    )
+
+
+class Searcher:
+    """A configured engine: evaluator, search mode and transposition table."""
+
+    def __init__(
+        self,
+        evaluator: Evaluator = DEFAULT,
+        *,
+        mode: Mode = Mode.PVS,
+        hash_mb: int = 64,
+        samuel_breaks: tuple[int, int, int, int] = (4, 5, 11, 20),
+    ) -> None:
+        self._core = core.CoreEngine(hash_mb)
+        self.mode = mode
+        self.samuel_breaks = samuel_breaks
+        self.set_evaluator(evaluator)
+
+    @property
+    def evaluator(self) -> Evaluator:
+        return self._evaluator
+
+    def set_evaluator(self, evaluator: Evaluator) -> None:
+        self._evaluator = evaluator
+        self._core.set_eval(evaluator.spec)
+
+    def set_hash(self, hash_mb: int) -> None:
+        self._core.set_hash(hash_mb)
+
+    @property
+    def hash_mb(self) -> int:
+        return self._core.hash_mb
+
+    def new_game(self) -> None:
+        """Forget the transposition table, killers and history."""
+        self._core.clear()
+
+    def stop(self) -> None:
+        self._core.stop()
+
+    def search(
+        self,
+        board: Board,
+        limit: Limit,
+        *,
+        on_info: Callable[[SearchInfo], None] | None = None,
+        stop: threading.Event | None = None,
+    ) -> SearchResult:
+        """Search ``board`` within ``limit``; raises GameOverError when there is no move."""
+        board.require_moves()
+        soft, hard = timeman.budgets(limit)
+        lim = core.CoreLimits(
+            mode=self.mode.value,
+            depth=limit.depth or 0,
+            nodes=limit.nodes or 0,
+            soft_ms=soft,
+            hard_ms=hard,
+            samuel_breaks=self.samuel_breaks,
+        )
+        cb = (lambda ci: on_info(_to_info(ci))) if on_info else None
+        watcher = None
+        done = threading.Event()
+        if stop is not None:
+            def watch() -> None:
+                while not done.is_set():
+                    if stop.wait(0.005):
+                        self.stop()
+                        return
+
+            watcher = threading.Thread(target=watch, daemon=True)
+            watcher.start()
+        try:
+            n, ci = self._core.search(board.raw, board.search_history(), lim, cb)
+        finally:
+            done.set()
+            if watcher:
+                watcher.join()
+        if n == 0:
+            raise GameOverError(f"no legal moves in {board.fen()}")
+        info = _to_info(ci)
+        best = info.pv[0] if info.pv else None
+        ponder = info.pv[1] if len(info.pv) > 1 else None
+        return SearchResult(best, ponder, info)
