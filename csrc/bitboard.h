@@ -30,6 +30,15 @@ static inline ckr_bb bb_empty(const ckr_pos *p)
     return CKR_BB_BOARD & ~(p->pieces[0] | p->pieces[1]);
 }
 
+/* Whether the side to move has any non-capturing move (no list needed). */
+static inline int bb_has_quiet(const ckr_pos *p)
+{
+    ckr_bb us = p->pieces[p->side], empty = bb_empty(p);
+    ckr_bb f = p->side == CKR_BLACK ? us : us & p->kings;
+    ckr_bb b = p->side == CKR_WHITE ? us : us & p->kings;
+    return (((f << 4) | (f << 5)) & empty) || (((b >> 4) | (b >> 5)) & empty);
+}
+
 extern uint64_t ckr_zobrist[4][64];
 extern uint64_t ckr_zobrist_side;
 

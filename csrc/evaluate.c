@@ -33,6 +33,7 @@ static ckr_bb cone[2][64];    /* squares a man on bit must pass or could be stop
 
 /* prototypes */
 static void init_tables(void);
+static void init_masks(void);
 static int mobility(const ckr_pos *p, int colour);
 
 static void init_tables(void)
@@ -65,6 +66,7 @@ static void init_tables(void)
             cone[c][b] = m;
         }
     }
+    init_masks();
     tables_ready = 1;
 }
 
@@ -83,59 +85,70 @@ static inline int king_distance(int a, int b)
     return dr > dc ? dr : dc;
 }
 
+/* Square masks (bits) built from square lists; the centre, edge and corner
+ * sets are symmetric under the half turn, so one mask serves both colours. */
+static ckr_bb m_center_inner, m_center_outer, m_edge, m_dcorner;
+static ckr_bb m_row[2][8];      /* [colour][relative row] */
+static ckr_bb m_bridge[2];      /* relative squares 1 and 3 */
+
+static ckr_bb mask_of(const int *squares, int n)
+{
+    ckr_bb m = 0;
+    for (int i = 0; i < n; i++)
+        m |= bb_bit(ckr_square_to_bit(squares[i]));
+    return m;
+}
+
+static void init_masks(void)
+{
+    static const int inner[] = {14, 15, 18, 19}, outer[] = {10, 11, 22, 23};
+    static const int edge[] = {1, 2, 3, 4, 5, 12, 13, 20, 21, 28, 29, 30, 31, 32};
+    static const int dcorner[] = {1, 5, 28, 32};
+    m_center_inner = mask_of(inner, 4);
+    m_center_outer = mask_of(outer, 4);
+    m_edge = mask_of(edge, 14);
+    m_dcorner = mask_of(dcorner, 4);
+    for (int b = 0; b <= 34; b++) {
+        if (!rel_sq[0][b])
+            continue;
+        for (int c = 0; c < 2; c++) {
+            int rs = rel_sq[c][b];
+            m_row[c][(rs - 1) / 4] |= bb_bit(b);
+            if (rs == 1 || rs == 3)
+                m_bridge[c] |= bb_bit(b);
+        }
+    }
+}
+
 /* Terms for one colour, from its own point of view. */
 static void colour_terms(const ckr_pos *p, int c, int total, int32_t *t)
 {
     ckr_bb own = p->pieces[c], opp = p->pieces[c ^ 1];
     ckr_bb men = own & ~p->kings, kings = own & p->kings;
-    int men_n = bb_popcount(men), kings_n = bb_popcount(kings);
-    t[F_MEN] = men_n;
-    t[F_KINGS] = kings_n;
-    int back = 0, cmen = 0, ckings = 0, adv = 0, run = 0, edge = 0, dcorner = 0, tempo = 0;
-    int opp_has_men = (opp & ~p->kings) != 0;
-    ckr_bb b = men;
-    while (b) {
-        int bit = bb_lsb(b);
-        b &= b - 1;
-        int rs = rel_sq[c][bit], row = (rs - 1) / 4;
-        /* Squares 1 and 3 form the bridge that stops the opponent crowning. */
-        if (opp_has_men && row == 0)
-            back += (rs == 1 || rs == 3) ? 2 : 1;
-        if (rs == 14 || rs == 15 || rs == 18 || rs == 19)
-            cmen += 2;
-        else if (rs == 10 || rs == 11 || rs == 22 || rs == 23)
-            cmen += 1;
-        adv += row;
-        tempo += row;
-        if (row >= 3 && !(cone[c][bit] & opp))
-            run += row; /* nearer the crown is worth more */
-    }
-    b = kings;
-    while (b) {
-        int bit = bb_lsb(b);
-        b &= b - 1;
-        int rs = rel_sq[c][bit];
-        if (rs == 14 || rs == 15 || rs == 18 || rs == 19)
-            ckings += 2;
-        else if (rs == 10 || rs == 11 || rs == 22 || rs == 23)
-            ckings += 1;
-        int col = bit_col[bit], row = bit_row[bit];
-        if (col == 0 || col == 7 || row == 0 || row == 7)
-            edge++;
-        /* Double corners (squares 1/5 and 28/32) are where a weaker side holds out. */
-        int s = ckr_bit_to_square(bit);
-        if (s == 1 || s == 5 || s == 28 || s == 32)
-            dcorner++;
-    }
-    t[F_BACK_GUARD] = back;
-    t[F_CENTER_MEN] = cmen;
-    t[F_CENTER_KINGS] = ckings;
-    t[F_ADVANCE_END] = adv * (24 - total) / 12;
+    t[F_MEN] = bb_popcount(men);
+    t[F_KINGS] = bb_popcount(kings);
+    /* Squares 1 and 3 form the bridge that stops the opponent crowning. */
+    t[F_BACK_GUARD] = (opp & ~p->kings) ? bb_popcount(men & m_row[c][0]) + bb_popcount(men & m_bridge[c]) : 0;
+    t[F_CENTER_MEN] = 2 * bb_popcount(men & m_center_inner) + bb_popcount(men & m_center_outer);
+    t[F_CENTER_KINGS] = 2 * bb_popcount(kings & m_center_inner) + bb_popcount(kings & m_center_outer);
+    int rows = 0;
+    for (int r = 1; r < 7; r++)
+        rows += r * bb_popcount(men & m_row[c][r]);
+    t[F_ADVANCE_END] = rows * (24 - total) / 12;
+    t[F_TEMPO] = rows;
     t[F_MOBILITY] = mobility(p, c);
+    int run = 0;
+    ckr_bb adv = men & (m_row[c][3] | m_row[c][4] | m_row[c][5] | m_row[c][6]);
+    while (adv) {
+        int bit = bb_lsb(adv);
+        adv &= adv - 1;
+        if (!(cone[c][bit] & opp))
+            run += (rel_sq[c][bit] - 1) / 4; /* nearer the crown is worth more */
+    }
     t[F_RUNAWAY] = run;
-    t[F_KING_EDGE] = edge;
-    t[F_DOUBLE_CORNER] = dcorner;
-    t[F_TEMPO] = tempo;
+    t[F_KING_EDGE] = bb_popcount(kings & m_edge);
+    /* Double corners (squares 1/5 and 28/32) are where a weaker side holds out. */
+    t[F_DOUBLE_CORNER] = bb_popcount(kings & m_dcorner);
 }
 
 int ckr_num_features(void) { return F_COUNT; }

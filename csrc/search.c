@@ -242,23 +242,6 @@ static void score_moves(ckr_engine *e, const ckr_pos *p, ckr_move *m, int *sc, i
     }
 }
 
-/* Selection sort step: brings the best remaining move to index i. */
-static inline void pick(ckr_move *m, int *sc, int n, int i)
-{
-    int best = i;
-    for (int j = i + 1; j < n; j++)
-        if (sc[j] > sc[best])
-            best = j;
-    if (best != i) {
-        ckr_move t = m[i];
-        m[i] = m[best];
-        m[best] = t;
-        int s = sc[i];
-        sc[i] = sc[best];
-        sc[best] = s;
-    }
-}
-
 static void update_pv(ckr_engine *e, int ply, const ckr_move *m)
 {
     e->pv[ply][0] = *m;
@@ -295,25 +278,19 @@ static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int pl
     if (ply >= CKR_MAX_PLY - 1)
         return ckr_evaluate(&e->eval, p);
 
-    ckr_move *moves = e->moves[ply];
-    int n = ckr_gen_moves(p, moves);
-    if (n == 0)
-        return -CKR_WIN + ply;
-    int capture = moves[0].ncaps > 0;
-
     /* Quiescence: without depth left, only a forced capture is searched on;
-     * a quiet position is scored as it stands. */
-    if (depth <= 0 && !capture)
-        return ckr_evaluate(&e->eval, p);
-    if (depth < 0)
+     * a quiet position is scored as it stands (or lost, with no move at all). */
+    if (depth <= 0) {
+        if (!ckr_has_capture(p))
+            return bb_has_quiet(p) ? ckr_evaluate(&e->eval, p) : -CKR_WIN + ply;
         depth = 0;
+    }
 
-    int hash_idx = -1;
     tt_entry *t = tt_probe(e, p->hash);
+    int tt_move = 255;
     if (t) {
         e->tt_hits++;
-        if (t->move < n)
-            hash_idx = t->move;
+        tt_move = t->move;
         int ts = score_from_tt(t->score, ply);
         int bound = t->bound & 3;
         if (!is_pv && t->depth >= depth &&
@@ -321,6 +298,13 @@ static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int pl
              (bound == BOUND_UPPER && ts <= alpha)))
             return ts;
     }
+
+    ckr_move *moves = e->moves[ply];
+    int n = ckr_gen_moves(p, moves);
+    if (n == 0)
+        return -CKR_WIN + ply;
+    int capture = moves[0].ncaps > 0;
+    int hash_idx = tt_move < n ? tt_move : -1;
 
     e->rep[e->rep_len++] = p->hash;
     int *sc = e->scores[ply];

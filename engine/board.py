@@ -66,7 +66,7 @@ class Board:
         self._stack: list[_State] = []
         self._hashes: list[int] = []
         self._moves_cache: list[Move] | None = None
-        self.set_fen(fen or START_FEN)
+        self.set_fen(START_FEN if fen is None else fen)
 
     # ---- set-up and copying ----
 

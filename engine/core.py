@@ -84,7 +84,8 @@ def apply_move(raw: RawPosition, move: RawMove) -> tuple[RawPosition, int]:
     buf = ffi.new("ckr_move[]", MAX_MOVES)
     n = lib.ckr_gen_moves(pos, buf)
     for i in range(n):
-        if _raw_move(buf[i]) == move:
+        m = _raw_move(buf[i])
+        if m.path == move.path and m.captures == move.captures:
             lib.ckr_make(pos, ffi.addressof(buf, i))
             return _read_pos(pos), pos.hash
     raise ValueError(f"move {move.path} is not legal here")

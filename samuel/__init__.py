@@ -1,0 +1,1 @@
+"""The samuel command-line front end (it prints; the engine package never does)."""

@@ -21,6 +21,13 @@ int main(int argc, char **argv)
         if (n != expected[d] || m != expected[d])
             bad = 1;
     }
+    /* A position full of kings exercises the capture recursion in all directions. */
+    ckr_pos k;
+    ckr_pos_set(&k, 0x0000F00Fu, 0x00F00000u, 0x0F000000u, 0x000F0F00u, CKR_WHITE);
+    uint64_t kb = ckr_perft(&k, 5, 1), kf = ckr_perft(&k, 5, 0);
+    printf("kings perft 5 %llu %llu\n", (unsigned long long)kb, (unsigned long long)kf);
+    if (kb != kf)
+        bad = 1;
     if (maxdepth >= 0) {
         ckr_engine *e = ckr_engine_new(4);
         ckr_limits lim;
@@ -35,6 +42,10 @@ int main(int argc, char **argv)
             if (n != 7 || info.pvlen < 1)
                 bad = 1;
         }
+        lim.mode = CKR_MODE_PVS;
+        lim.depth = 9;
+        ckr_search(e, &k, 0, 0, &lim, &info);
+        printf("kings search: depth %d score %d nodes %lld\n", info.depth, info.score, (long long)info.nodes);
         ckr_engine_free(e);
     }
     printf(bad ? "FAILED\n" : "OK\n");

@@ -1,0 +1,5 @@
+import sys
+
+from samuel.cli import main
+
+sys.exit(main())

@@ -1,0 +1,55 @@
+"""The ``samuel`` command line: one subcommand per module in ``samuel.commands``.
+
+Each command module defines ``register(subparsers)``, which adds its parser and
+sets ``func`` to a callable ``(args) -> int`` (the exit status).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from engine.errors import SamuelError
+
+COMMANDS = ["perft", "bench", "analyse", "play", "pdn"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="samuel",
+        description="samuel: a checkers engine reviving Arthur Samuel's 1959 learner on a modern core.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"samuel.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"samuel.commands.{name}":
+                raise
+            continue
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except SamuelError as exc:
+        print(f"samuel {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except FileNotFoundError as exc:
+        print(f"samuel {args.command}: error: no such file: {exc.filename}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

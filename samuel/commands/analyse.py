@@ -1,0 +1,204 @@
+"""samuel analyse: search one position and print the engine's thinking, depth by depth.
+
+One line per completed iteration, as the search reports it::
+
+    depth  6  seldepth 16  score   -0.02  nodes     10408  nps    693866  time   0.015  pv 9-14 24-19 ...
+
+then ``bestmove 9-14 ponder 24-19``.  Scores are in men for the side to move,
+or ``win in N`` / ``loss in N`` (N in plies).  Ctrl-C stops the search early
+and still prints the best move found so far.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from typing import TextIO
+
+from engine.board import Board
+from engine.errors import GameOverError, SamuelError
+from engine.evaluators import BUILTIN, by_name
+from engine.fen import START_FEN
+from engine.limits import Limit
+from engine.move import Move
+from engine.search import Mode, SearchInfo, SearchResult, Searcher
+
+DEFAULT_MOVETIME = 1.0
+MODE_CHOICES = ("pvs", "samuel", "shannon-a")
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    return value
+
+
+def add_engine_arguments(p: argparse.ArgumentParser) -> None:
+    """The options that configure a Searcher (shared with ``samuel play``)."""
+    p.add_argument("--eval", default="default", choices=sorted(BUILTIN),
+                   help="evaluator (default: %(default)s)")
+    p.add_argument("--mode", default="pvs", choices=MODE_CHOICES,
+                   help="search algorithm: modern PVS, Samuel's 1959 search, or plain minimax "
+                        "(default: %(default)s)")
+    p.add_argument("--hash", type=positive_int, default=64, metavar="MB",
+                   help="transposition table size in MB (default: %(default)s)")
+
+
+def make_searcher(args: argparse.Namespace) -> Searcher:
+    return Searcher(by_name(args.eval), mode=Mode.parse(args.mode), hash_mb=args.hash)
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "analyse",
+        aliases=["analyze"],
+        help="search a position and print each depth as it completes",
+        description="Search a position and print one line per completed depth, then the best move.",
+    )
+    p.add_argument("--fen", default=START_FEN, help="position (default: the start position)")
+    p.add_argument("--moves", default="", metavar='"11-15 23-19 ..."',
+                   help="moves to play from the position before analysing (PDN, space separated)")
+    limit = p.add_mutually_exclusive_group()
+    limit.add_argument("--movetime", type=positive_float, metavar="S",
+                       help=f"think for S seconds (the default, {DEFAULT_MOVETIME:g} s)")
+    limit.add_argument("--depth", type=positive_int, metavar="N", help="search to N plies")
+    limit.add_argument("--nodes", type=positive_int, metavar="N", help="search about N nodes")
+    add_engine_arguments(p)
+    p.set_defaults(func=run)
+
+
+def limit_from_args(args: argparse.Namespace) -> Limit:
+    if args.depth is not None:
+        return Limit(depth=args.depth)
+    if args.nodes is not None:
+        return Limit(nodes=args.nodes)
+    return Limit(movetime=args.movetime if args.movetime is not None else DEFAULT_MOVETIME)
+
+
+def setup_board(fen: str, moves: str | Sequence[str] = "") -> Board:
+    """The position to analyse: ``fen`` with ``moves`` played; raises SamuelError subclasses."""
+    board = Board(fen)
+    texts = moves.replace(",", " ").split() if isinstance(moves, str) else list(moves)
+    for i, text in enumerate(texts, 1):
+        try:
+            board.push_pdn(text)
+        except SamuelError as exc:
+            raise type(exc)(f"--moves, move {i}: {exc}") from None
+    return board
+
+
+def require_game_on(board: Board) -> None:
+    outcome = board.outcome()
+    if outcome is not None:
+        raise GameOverError(
+            f"nothing to analyse, the game is over: {outcome.result()} ({outcome.termination.value}) "
+            f"in {board.fen()}"
+        )
+
+
+def pv_notation(board: Board, pv: Sequence[Move]) -> list[str]:
+    """The PV as PDN, each move written as it reads in its own position; stops at an illegal move."""
+    b = board.copy()
+    out: list[str] = []
+    for move in pv:
+        if not b.is_legal(move):
+            break
+        out.append(b.notation(move))
+        b.push(move)
+    return out
+
+
+def format_info(board: Board, info: SearchInfo) -> str:
+    pv = " ".join(pv_notation(board, info.pv))
+    return (
+        f"depth {info.depth:>2}  seldepth {info.seldepth:>2}  score {info.score!s:>9}  "
+        f"nodes {info.nodes:>10}  nps {info.nps:>9}  time {info.time:>7.3f}  pv {pv}"
+    ).rstrip()
+
+
+def format_bestmove(board: Board, result: SearchResult) -> str:
+    best = result.best if result.best is not None and board.is_legal(result.best) else None
+    if best is None:
+        best = board.require_moves()[0]
+    line = f"bestmove {board.notation(best)}"
+    after = board.copy()
+    after.push(best)
+    if result.ponder is not None and after.is_legal(result.ponder):
+        line += f" ponder {after.notation(result.ponder)}"
+    return line
+
+
+def search_interruptibly(
+    searcher: Searcher,
+    board: Board,
+    limit: Limit,
+    on_info: Callable[[SearchInfo], None] | None = None,
+) -> SearchResult:
+    """Run the search in a worker thread so Ctrl-C stops it (and keeps its result).
+
+    The C search releases the GIL, and Python only sees signals on the main
+    thread, so the main thread waits here and turns KeyboardInterrupt into stop.
+    """
+    stop = threading.Event()
+    done = threading.Event()
+    box: dict[str, SearchResult | BaseException] = {}
+
+    def work() -> None:
+        try:
+            box["result"] = searcher.search(board, limit, on_info=on_info, stop=stop)
+        except BaseException as exc:  # handed to the main thread
+            box["error"] = exc
+        finally:
+            done.set()
+
+    # Waiting on an Event (not Thread.join, which a KeyboardInterrupt can leave
+    # in a bad state) keeps the main thread responsive to Ctrl-C.
+    threading.Thread(target=work, name="samuel-search", daemon=True).start()
+    try:
+        while not done.wait(0.05):
+            pass
+    except KeyboardInterrupt:
+        stop.set()
+        done.wait()
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    result = box["result"]
+    assert isinstance(result, SearchResult)
+    return result
+
+
+def analyse(board: Board, searcher: Searcher, limit: Limit, out: TextIO | None = None) -> SearchResult:
+    """Search ``board``, writing one line per completed depth and the bestmove line to ``out``."""
+    stream = out if out is not None else sys.stdout
+    require_game_on(board)
+
+    def on_info(info: SearchInfo) -> None:
+        print(format_info(board, info), file=stream, flush=True)
+
+    result = search_interruptibly(searcher, board, limit, on_info)
+    print(format_bestmove(board, result), file=stream, flush=True)
+    return result
+
+
+def run(args: argparse.Namespace) -> int:
+    board = setup_board(args.fen, args.moves)
+    require_game_on(board)
+    searcher = make_searcher(args)
+    analyse(board, searcher, limit_from_args(args))
+    return 0

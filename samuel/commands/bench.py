@@ -1,0 +1,82 @@
+"""samuel bench: perft speed, search speed and a node-count signature.
+
+The signature is the total node count of fixed-depth searches from fixed
+positions with a cleared table; it changes only when the search or the
+evaluation changes, so it is recorded with commits that touch them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from engine import core
+from engine.board import Board
+from engine.evaluators import by_name
+from engine.fen import START_FEN
+from engine.limits import Limit
+from engine.search import Mode, Searcher
+
+BENCH_POSITIONS: tuple[str, ...] = (
+    START_FEN,
+    # ACF ballots 1, 19, 59, 99 and 139, after their three moves
+    "W:W17,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,6,7,8,9,10,11,12,13",
+    "W:W19,21,22,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,7,8,9,10,11,12,13",
+    "W:W17,21,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,8,9,10,11,12,14",
+    "W:W18,21,22,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,8,9,10,11,12,15",
+    "W:W17,21,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,8,9,10,11,12,16",
+    # middlegame, endgame and king positions
+    "B:W18,19,21,23,24,26,29,30,31,32:B1,2,3,5,6,7,9,10,12,14",
+    "W:W14,19,22,25,27,28,30:B3,6,7,9,11,15,20",
+    "B:WK10,22,27,28:B5,K19,K20,12",
+    "W:WK3,K12,25,29:BK14,K18,K24,16",
+    "B:W27,28,30,32:B1,3,5,7",
+    "W:WK1,K5,K32:BK9,K19",
+)
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("bench", help="measure perft and search speed; print the node signature")
+    p.add_argument("--depth", type=int, default=13, help="search depth per bench position (default 13)")
+    p.add_argument("--perft-depth", type=int, default=12, help="perft depth from the start (default 12)")
+    p.add_argument("--eval", default="default", help="evaluator for the search bench")
+    p.add_argument("--hash", type=int, default=64, help="transposition table MB")
+    p.add_argument("--think", type=float, default=1.0, help="seconds for the depth-in-time figure")
+    p.add_argument("--quick", action="store_true", help="signature only (skip the perft and timed parts)")
+    p.set_defaults(func=run)
+
+
+def perft_speed(depth: int) -> tuple[int, float]:
+    board = Board()
+    start = time.perf_counter()
+    n = core.perft(board.raw, depth, bulk=True)
+    return n, time.perf_counter() - start
+
+
+def signature(depth: int, evaluator: str = "default", hash_mb: int = 64) -> tuple[int, float]:
+    """Total nodes (the signature) and seconds for the fixed-depth bench searches."""
+    searcher = Searcher(by_name(evaluator), mode=Mode.PVS, hash_mb=hash_mb)
+    total, seconds = 0, 0.0
+    for fen in BENCH_POSITIONS:
+        searcher.new_game()
+        start = time.perf_counter()
+        result = searcher.search(Board(fen), Limit(depth=depth))
+        seconds += time.perf_counter() - start
+        total += result.info.nodes
+    return total, seconds
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.quick:
+        n, t = perft_speed(args.perft_depth)
+        print(f"perft   depth {args.perft_depth}: {n} leaves in {t:.3f} s = {n / t / 1e6:.1f} M leaves/s (bulk)")
+    nodes, secs = signature(args.depth, args.eval, args.hash)
+    print(f"search  {len(BENCH_POSITIONS)} positions, depth {args.depth}, eval {args.eval}: "
+          f"{nodes} nodes in {secs:.3f} s = {nodes / max(secs, 1e-9) / 1e6:.2f} M nodes/s")
+    if not args.quick:
+        searcher = Searcher(by_name(args.eval), hash_mb=args.hash)
+        depths: list[int] = []
+        searcher.search(Board(), Limit(movetime=args.think), on_info=lambda i: depths.append(i.depth))
+        print(f"depth   reached in {args.think:g} s from the start position: {max(depths, default=0)}")
+    print(f"Bench: {nodes}")
+    return 0
