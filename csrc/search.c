@@ -69,6 +69,7 @@ struct ckr_engine {
 };
 
 /* prototypes */
+static int64_t elapsed_us(const ckr_engine *e);
 static int64_t elapsed_ms(const ckr_engine *e);
 static int check_limits(ckr_engine *e);
 static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int ply, int irrev);
@@ -140,11 +141,19 @@ void ckr_engine_stop(ckr_engine *e) { e->stop = 1; }
 
 /* ---- limits ---- */
 
-static int64_t elapsed_ms(const ckr_engine *e)
+static int64_t elapsed_us(const ckr_engine *e)
 {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    return (int64_t)(now.tv_sec - e->start.tv_sec) * 1000 + (now.tv_nsec - e->start.tv_nsec) / 1000000;
+    return (int64_t)(now.tv_sec - e->start.tv_sec) * 1000000 + (now.tv_nsec - e->start.tv_nsec) / 1000;
+}
+
+static int64_t elapsed_ms(const ckr_engine *e) { return elapsed_us(e) / 1000; }
+
+static int64_t nps_of(const ckr_engine *e)
+{
+    int64_t us = elapsed_us(e);
+    return us > 0 ? e->nodes * 1000000 / us : 0;
 }
 
 static int check_limits(ckr_engine *e)
@@ -503,7 +512,7 @@ static void fill_info(ckr_engine *e, ckr_info *info, int depth, int score, const
     info->bound = BOUND_EXACT;
     info->nodes = e->nodes;
     info->time_ms = elapsed_ms(e);
-    info->nps = info->time_ms > 0 ? e->nodes * 1000 / info->time_ms : e->nodes * 1000;
+    info->nps = nps_of(e);
     info->tt_hits = e->tt_hits;
     info->pvlen = pvlen > CKR_MAX_PV ? CKR_MAX_PV : pvlen;
     if (pv != info->pv)
@@ -550,19 +559,30 @@ int ckr_search(ckr_engine *e, const ckr_pos *pos, const uint64_t *history, int n
         maxdepth = CKR_MAX_PLY - 4;
 
     if (mode == CKR_MODE_SAMUEL || mode == CKR_MODE_SHANNON_A) {
-        int depth = e->limits.depth > 0 ? e->limits.depth : (mode == CKR_MODE_SAMUEL ? 3 : 4);
-        if (depth > CKR_MAX_PLY - 4)
-            depth = CKR_MAX_PLY - 4;
-        e->samuel_min = depth;
-        if (e->limits.samuel_breaks[3] < depth)
-            e->limits.samuel_breaks[3] = depth;
-        int v = mode == CKR_MODE_SAMUEL ? samuel(e, &p, -CKR_INF, CKR_INF, 0, 0) : minimax(e, &p, depth, 0);
-        if (!e->aborted && e->pvlen[0] > 0) {
+        /* A fixed depth gives one pass, as the originals played; with only a
+         * clock or node budget the pass is repeated one ply deeper each time. */
+        int fixed = e->limits.depth > 0;
+        int first = fixed ? e->limits.depth : (mode == CKR_MODE_SAMUEL ? 3 : 4);
+        int last = fixed ? first : maxdepth;
+        if (first > CKR_MAX_PLY - 4)
+            first = last = CKR_MAX_PLY - 4;
+        int user_break = e->limits.samuel_breaks[3];
+        for (int depth = first; depth <= last; depth++) {
+            e->samuel_min = depth;
+            e->limits.samuel_breaks[3] = user_break < depth ? depth : user_break;
+            e->seldepth = 0;
+            int v = mode == CKR_MODE_SAMUEL ? samuel(e, &p, -CKR_INF, CKR_INF, 0, 0) : minimax(e, &p, depth, 0);
+            if (e->aborted || e->pvlen[0] == 0)
+                break;
             fill_info(e, result, depth, v, e->pv[0], e->pvlen[0]);
             report(e, result);
-        } else {
-            fill_info(e, result, 0, 0, result->pv, result->pvlen);
+            if (abs(v) > CKR_WIN_BOUND || (nroot == 1 && e->limits.soft_ms > 0))
+                break;
+            if (e->limits.soft_ms > 0 && elapsed_ms(e) >= e->limits.soft_ms)
+                break;
         }
+        result->nodes = e->nodes;
+        result->time_ms = elapsed_ms(e);
         return nroot;
     }
 
@@ -606,6 +626,6 @@ int ckr_search(ckr_engine *e, const ckr_pos *pos, const uint64_t *history, int n
     /* The last completed iteration stands; report final totals. */
     result->nodes = e->nodes;
     result->time_ms = elapsed_ms(e);
-    result->nps = result->time_ms > 0 ? e->nodes * 1000 / result->time_ms : e->nodes * 1000;
+    result->nps = nps_of(e);
     return nroot;
 }

@@ -10,6 +10,8 @@ from engine.errors import (
     GameOverError,
     IllegalMoveError,
     InvalidMoveError,
+    LimitError,
+    OptionError,
     PdnError,
     SamuelError,
 )
@@ -17,13 +19,36 @@ from engine.evaluators import DEFAULT, MATERIAL, Evaluator
 from engine.fen import START_FEN
 from engine.limits import Limit
 from engine.move import Move
-from engine.search import Mode, Score, SearchInfo, SearchResult, Searcher
+from engine.search import Mode, Score, Searcher, SearchInfo, SearchResult
 from engine.types import BLACK, WHITE, Color, Square
 
 __all__ = [
-    "BLACK", "DEFAULT", "MATERIAL", "START_FEN", "WHITE",
-    "AmbiguousMoveError", "Board", "Color", "Evaluator", "FenError", "GameOverError",
-    "IllegalMoveError", "InvalidMoveError", "Limit", "Mode", "Move", "Outcome", "PdnError",
-    "Piece", "SamuelError", "Score", "SearchInfo", "SearchResult", "Searcher", "Square",
+    "BLACK",
+    "DEFAULT",
+    "MATERIAL",
+    "START_FEN",
+    "WHITE",
+    "AmbiguousMoveError",
+    "Board",
+    "Color",
+    "Evaluator",
+    "FenError",
+    "GameOverError",
+    "IllegalMoveError",
+    "InvalidMoveError",
+    "Limit",
+    "LimitError",
+    "Mode",
+    "Move",
+    "OptionError",
+    "Outcome",
+    "PdnError",
+    "Piece",
+    "SamuelError",
+    "Score",
+    "SearchInfo",
+    "SearchResult",
+    "Searcher",
+    "Square",
     "Termination",
 ]

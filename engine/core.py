@@ -6,6 +6,7 @@ so cdata never escapes this module.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -66,7 +67,7 @@ def _raw_move(m: object) -> RawMove:
     else:
         bits = [frm] + [m.path[i] for i in range(m.ncaps)]  # type: ignore[attr-defined]
         path = tuple(_BIT_TO_SQUARE[b] for b in bits)
-        caps = tuple(_BIT_TO_SQUARE[(a + b) // 2] for a, b in zip(bits, bits[1:]))
+        caps = tuple(_BIT_TO_SQUARE[(a + b) // 2] for a, b in itertools.pairwise(bits))
     return RawMove(path, caps, bool(m.flags & lib.CKR_MOVE_CROWN))  # type: ignore[attr-defined]
 
 

@@ -29,3 +29,11 @@ class PdnError(SamuelError, ValueError):
 
 class GameOverError(SamuelError):
     """An operation that needs a move, asked of a finished game."""
+
+
+class LimitError(SamuelError, ValueError):
+    """A search limit that makes no sense (negative time, zero depth...)."""
+
+
+class OptionError(SamuelError, ValueError):
+    """An unknown evaluator, search mode or other engine option value."""

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from engine import core
 from engine.board import Board
+from engine.errors import OptionError
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ def tables(man: Sequence[int], king: Sequence[int], name: str = "tables") -> Eva
 
 def features(board: Board) -> dict[str, int]:
     """The feature terms of a position (side to move minus opponent)."""
-    return dict(zip(FEATURE_NAMES, core.features(board.raw)))
+    return dict(zip(FEATURE_NAMES, core.features(board.raw), strict=False))
 
 
 BUILTIN: dict[str, Evaluator] = {e.name: e for e in (MATERIAL, DEFAULT)}
@@ -66,4 +67,4 @@ def by_name(name: str) -> Evaluator:
     try:
         return BUILTIN[name]
     except KeyError:
-        raise ValueError(f"unknown evaluator {name!r}; choose from {', '.join(BUILTIN)}") from None
+        raise OptionError(f"unknown evaluator {name!r}; choose from {', '.join(BUILTIN)}") from None

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.errors import LimitError
+
 
 @dataclass(frozen=True)
 class Limit:
@@ -29,14 +31,15 @@ class Limit:
     """Seconds kept back for overhead, so the clock never runs out."""
 
     def __post_init__(self) -> None:
-        for name in ("depth", "nodes", "moves_to_go"):
+        # Zero depth, nodes or move time would silently mean "no limit" in the core.
+        for name in ("depth", "nodes", "moves_to_go", "movetime"):
+            v = getattr(self, name)
+            if v is not None and v <= 0:
+                raise LimitError(f"Limit.{name} must be > 0, got {v}")
+        for name in ("time", "inc", "margin"):
             v = getattr(self, name)
             if v is not None and v < 0:
-                raise ValueError(f"Limit.{name} must be >= 0, got {v}")
-        for name in ("movetime", "time", "inc", "margin"):
-            v = getattr(self, name)
-            if v is not None and v < 0:
-                raise ValueError(f"Limit.{name} must be >= 0, got {v}")
+                raise LimitError(f"Limit.{name} must be >= 0, got {v}")
 
     @property
     def infinite(self) -> bool:

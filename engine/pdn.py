@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import IO
 
@@ -83,10 +83,10 @@ class PdnGame:
 
 _TAG_RE = re.compile(r'\[\s*([A-Za-z0-9_]+)\s*"((?:[^"\\]|\\.)*)"\s*\]')
 _ESCAPE_RE = re.compile(r"\\(.)")
-_WS_RE = re.compile(r"\s+")
 _END = r"(?=[\s{};()\[\]$]|$)"
 _TOKEN_RE = re.compile(
-    r"(?P<result>1-0|0-1|1/2-1/2|\*)"
+    r"\s*(?:(?P<punct>[{;()\[])"
+    r"|(?P<result>1-0|0-1|1/2-1/2|\*)"
     + _END
     + r"|(?P<number>\d+\s*\.+)"
     + r"|(?P<ellipsis>\.\.+|…)"
@@ -94,7 +94,7 @@ _TOKEN_RE = re.compile(
     + _END
     + r"|(?P<nag>\$\d+|[!?]{1,2})"
     + _END
-    + r"|(?P<other>[^\s{;(\[]+)"
+    + r"|(?P<other>[^\s{;(\[]+))"
 )
 
 # Token kinds handed to the game assembler.
@@ -130,10 +130,23 @@ def _tokens(lines: Iterable[tuple[int, str]]) -> Iterator[_Token]:
                 comment_line = 0
                 pos = close + 1
                 continue
-            ws = _WS_RE.match(line, pos)
-            if ws:
-                pos = ws.end()
+            m = _TOKEN_RE.match(line, pos)
+            if m is None:
+                break  # only whitespace is left
+            kind = m.lastgroup
+            if kind != "punct":
+                pos = m.end()
+                if depth:
+                    continue  # inside a variation only the brackets matter
+                if kind == "move":
+                    yield _Token(_MOVE, m.group("move"), lineno)
+                elif kind == "result":
+                    yield _Token(_RESULT, m.group("result"), lineno)
+                elif kind == "other":
+                    yield _Token(_ERROR, f"unreadable token {m.group('other')!r}", lineno)
+                # numbers, ellipses and NAGs carry nothing the replay needs
                 continue
+            pos = m.start("punct")
             ch = line[pos]
             if ch == "{":
                 comment_line = lineno
@@ -166,20 +179,6 @@ def _tokens(lines: Iterable[tuple[int, str]]) -> Iterator[_Token]:
                     break
                 yield _Token(_TAG, _ESCAPE_RE.sub(r"\1", m.group(2)), lineno, m.group(1))
                 pos = m.end()
-                continue
-            m = _TOKEN_RE.match(line, pos)
-            assert m is not None  # 'other' matches any non-space run
-            pos = m.end()
-            if depth:
-                continue  # inside a variation only the brackets matter
-            kind = m.lastgroup
-            if kind == "result":
-                yield _Token(_RESULT, m.group("result"), lineno)
-            elif kind == "move":
-                yield _Token(_MOVE, m.group("move"), lineno)
-            elif kind == "other":
-                yield _Token(_ERROR, f"unreadable token {m.group()!r}", lineno)
-            # numbers, ellipses and NAGs carry nothing the replay needs
     if comment_line:
         yield _Token(_ERROR, f"unterminated comment '{{' opened at line {comment_line}", comment_line)
     elif depth:
@@ -239,7 +238,7 @@ def _replay(raw: _RawGame, source: str, strict: bool) -> PdnGame:
     def fail(message: str) -> PdnGame:
         text = f"{where}: {message}"
         if strict:
-            raise PdnError(text)
+            raise PdnError(text) from None
         game.error = text
         return game
 
@@ -262,30 +261,30 @@ def _replay(raw: _RawGame, source: str, strict: bool) -> PdnGame:
         item = items[i]
         label = _move_label(len(game.moves), first)
         if item.kind == _ERROR:
-            return fail(f"line {item.line}: at move {label}: {item.value}")
+            return fail(f"at move {label}, line {item.line}: {item.value}")
         try:
             move = board.parse_move(item.value)
             used = 1
         except IllegalMoveError as exc:
             joined = _join_segments(board, items, i)
             if joined is None:
-                return fail(f"line {item.line}: move {label} {item.value}: {exc}")
+                return fail(f"move {label} {item.value!r} at line {item.line}: {exc}")
             move, used = joined
         except (AmbiguousMoveError, InvalidMoveError) as exc:
-            return fail(f"line {item.line}: move {label} {item.value}: {exc}")
+            return fail(f"move {label} {item.value!r} at line {item.line}: {exc}")
         board.push(move)
         game.moves.append(move)
         i += used
     return game
 
 
-def _games(tokens: Iterable[_Token], source: str, strict: bool) -> Iterator[PdnGame]:
+def _raw_games(tokens: Iterable[_Token]) -> Iterator[_RawGame]:
     count = 0
     cur: _RawGame | None = None
     for tok in tokens:
         if tok.kind == _TAG:
             if cur is not None and cur.movetext:
-                yield _replay(cur, source, strict)
+                yield cur
                 cur = None
             if cur is None:
                 count += 1
@@ -297,14 +296,22 @@ def _games(tokens: Iterable[_Token], source: str, strict: bool) -> Iterator[PdnG
             cur = _RawGame(count, tok.line)
         if tok.kind == _RESULT:
             cur.result = tok.value
-            yield _replay(cur, source, strict)
+            yield cur
             cur = None
             continue
         if tok.kind != _TAG_ERROR:
             cur.movetext = True
         cur.items.append(tok)
     if cur is not None:
-        yield _replay(cur, source, strict)
+        yield cur
+
+
+def _games(
+    tokens: Iterable[_Token], source: str, strict: bool, select: Callable[[int], bool] | None = None
+) -> Iterator[PdnGame]:
+    for raw in _raw_games(tokens):
+        if select is None or select(raw.number):
+            yield _replay(raw, source, strict)
 
 
 def _decode(data: bytes) -> str:
@@ -324,9 +331,8 @@ def _numbered(lines: Iterable[str | bytes]) -> Iterator[tuple[int, str]]:
 
 def read_games(text: str | bytes, *, strict: bool = True, source: str = "<pdn>") -> list[PdnGame]:
     """Every game in a PDN text."""
-    if isinstance(text, bytes):
-        text = _decode(text)
-    return list(_games(_tokens(_numbered(text.splitlines())), source, strict))
+    lines: list[str] | list[bytes] = text.splitlines()  # bytes are decoded line by line
+    return list(_games(_tokens(_numbered(lines)), source, strict))
 
 
 def read_game(text: str | bytes, *, strict: bool = True, source: str = "<pdn>") -> PdnGame:
@@ -337,22 +343,39 @@ def read_game(text: str | bytes, *, strict: bool = True, source: str = "<pdn>") 
     return games[0]
 
 
-def iter_games(source: PathOrFile, *, strict: bool = True) -> Iterator[PdnGame]:
+def iter_games(
+    source: PathOrFile,
+    *,
+    strict: bool = True,
+    select: Callable[[int], bool] | None = None,
+) -> Iterator[PdnGame]:
     """Games from a file name or an open file, read lazily a line at a time.
 
-    A missing file raises FileNotFoundError at once, before iteration starts.
+    ``select(number)`` (numbers count from 1) picks the games to replay and
+    yield; the others are only tokenized, which is much faster.  A missing
+    file raises FileNotFoundError at once, before iteration starts.
     """
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         os.stat(path)  # fail now, not at the first next()
-        return _iter_path(path, strict)
+        return _iter_path(path, strict, select)
     name = str(getattr(source, "name", "<pdn>"))
-    return _games(_tokens(_numbered(source)), name, strict)
+    return _games(_tokens(_numbered(source)), name, strict, select)
 
 
-def _iter_path(path: str, strict: bool) -> Iterator[PdnGame]:
+def _iter_path(path: str, strict: bool, select: Callable[[int], bool] | None) -> Iterator[PdnGame]:
     with open(path, "rb") as fh:
-        yield from _games(_tokens(_numbered(fh)), path, strict)
+        yield from _games(_tokens(_numbered(fh)), path, strict, select)
+
+
+def game_at(source: PathOrFile, number: int, *, strict: bool = True) -> PdnGame | None:
+    """Game ``number`` (from 1) of a file, or None if it has fewer games.
+
+    Only that game is replayed; the ones before it are just tokenized.
+    """
+    for game in iter_games(source, strict=strict, select=lambda n: n == number):
+        return game
+    return None
 
 
 # ---------------------------------------------------------------------------
@@ -380,7 +403,7 @@ def write_game(
 
     ``game`` is a PdnGame or a Board (its move stack from its initial
     position).  ``tags`` add to or override the game's tags.  The result is
-    ``result``, else the Result tag, else the game's result (for a Board,
+    ``result``, else a Result in ``tags``, else ``game.result`` (for a Board,
     ``board.result()``: ``*`` while the game goes on).  Tags come in the
     standard order, then ``GameType``, then ``SetUp``/``FEN`` for a set-up
     position, then the rest in their order; moves are in the shortest
@@ -396,8 +419,9 @@ def write_game(
         moves = list(game.moves)
         initial = game.initial_fen
         default_result = game.result
-    all_tags.update(tags or {})
-    res = result or all_tags.get("Result") or default_result
+    overrides = dict(tags or {})
+    all_tags.update(overrides)
+    res = result or overrides.get("Result") or default_result
     if res not in RESULTS:
         raise PdnError(f"bad result {res!r}: expected one of {', '.join(RESULTS)}")
     all_tags["Result"] = res
@@ -416,7 +440,7 @@ def write_game(
     done = {*STANDARD_TAGS, "GameType", "SetUp", "FEN"}
     out += [(n, v) for n, v in all_tags.items() if n not in done]
 
-    lines = [f'[{n} "{_quote(v)}"]' for n, v in out]
+    lines = [tag_line(n, v) for n, v in out]
     lines += _wrap([*_movetext_units(start, moves), res])
     return "\n".join(lines) + "\n"
 
@@ -426,9 +450,17 @@ def write_games(games: Iterable[PdnGame]) -> str:
     return "\n".join(write_game(g) for g in games)
 
 
-def movetext(game: PdnGame) -> str:
-    """The game's moves with move numbers, wrapped, without the result."""
-    return "\n".join(_wrap(_movetext_units(Board(game.initial_fen), game.moves)))
+def movetext(game: PdnGame, *, result: bool = False) -> str:
+    """The game's moves with move numbers, wrapped; with its result when ``result``."""
+    units = _movetext_units(Board(game.initial_fen), game.moves)
+    if result:
+        units.append(game.result)
+    return "\n".join(_wrap(units))
+
+
+def tag_line(name: str, value: str) -> str:
+    """``[Name "value"]`` with quotes and backslashes escaped."""
+    return f'[{name} "{_quote(value)}"]'
 
 
 def _movetext_units(board: Board, moves: Iterable[Move]) -> list[str]:
@@ -462,10 +494,12 @@ __all__ = [
     "RESULTS",
     "STANDARD_TAGS",
     "PdnGame",
+    "game_at",
     "iter_games",
     "movetext",
     "read_game",
     "read_games",
+    "tag_line",
     "write_game",
     "write_games",
 ]

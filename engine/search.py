@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from engine import core, timeman
 from engine.board import Board
-from engine.errors import GameOverError
+from engine.errors import GameOverError, OptionError
 from engine.evaluators import DEFAULT, Evaluator
 from engine.limits import Limit
 from engine.move import Move
@@ -31,7 +31,7 @@ class Mode(enum.Enum):
         aliases = {"pvs": cls.PVS, "modern": cls.PVS, "samuel": cls.SAMUEL, "samuel1959": cls.SAMUEL,
                    "shannon_a": cls.SHANNON_A, "type_a": cls.SHANNON_A, "minimax": cls.SHANNON_A}
         if key not in aliases:
-            raise ValueError(f"unknown search mode {text!r}; choose from pvs, samuel, shannon-a")
+            raise OptionError(f"unknown search mode {text!r}; choose from pvs, samuel, shannon-a")
         return aliases[key]
 
 

@@ -256,3 +256,13 @@ def perft(pos: Position, depth: int) -> int:
 def divide(pos: Position, depth: int) -> dict[RefMove, int]:
     """Perft below each root move."""
     return {m: perft(apply(pos, m), depth - 1) for m in legal_moves(pos)}
+
+
+if __name__ == "__main__":
+    # python tests/reference_rules.py [FEN] DEPTH -- prints perft 1..DEPTH (how the .perft counts were made)
+    import sys
+
+    fen_arg = sys.argv[1] if len(sys.argv) > 2 else START_FEN
+    position = parse_fen(fen_arg)
+    for d in range(1, int(sys.argv[-1]) + 1):
+        print(f"perft {d} {perft(position, d)}")

@@ -198,7 +198,8 @@ def test_evaluation_is_symmetric_under_colour_flip() -> None:
     def flip(fen: str) -> str:
         b = Board(fen)
         parts = []
-        for colour, men, kings in (("W", b.raw.black_men, b.raw.black_kings), ("B", b.raw.white_men, b.raw.white_kings)):
+        r = b.raw
+        for colour, men, kings in (("W", r.black_men, r.black_kings), ("B", r.white_men, r.white_kings)):
             items = [str(33 - s) for s in range(1, 33) if men >> (s - 1) & 1]
             items += ["K" + str(33 - s) for s in range(1, 33) if kings >> (s - 1) & 1]
             parts.append(colour + ",".join(items))

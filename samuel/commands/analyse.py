@@ -2,7 +2,7 @@
 
 One line per completed iteration, as the search reports it::
 
-    depth  6  seldepth 16  score   -0.02  nodes     10408  nps    693866  time   0.015  pv 9-14 24-19 ...
+    depth  6  seldepth 16  score     -0.02  nodes      10408  nps    693866  time   0.015  pv 9-14 24-19 ...
 
 then ``bestmove 9-14 ponder 24-19``.  Scores are in men for the side to move,
 or ``win in N`` / ``loss in N`` (N in plies).  Ctrl-C stops the search early
@@ -23,7 +23,7 @@ from engine.evaluators import BUILTIN, by_name
 from engine.fen import START_FEN
 from engine.limits import Limit
 from engine.move import Move
-from engine.search import Mode, SearchInfo, SearchResult, Searcher
+from engine.search import Mode, Searcher, SearchInfo, SearchResult
 
 DEFAULT_MOVETIME = 1.0
 MODE_CHOICES = ("pvs", "samuel", "shannon-a")
@@ -67,7 +67,6 @@ def make_searcher(args: argparse.Namespace) -> Searcher:
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "analyse",
-        aliases=["analyze"],
         help="search a position and print each depth as it completes",
         description="Search a position and print one line per completed depth, then the best move.",
     )
@@ -77,7 +76,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     limit = p.add_mutually_exclusive_group()
     limit.add_argument("--movetime", type=positive_float, metavar="S",
                        help=f"think for S seconds (the default, {DEFAULT_MOVETIME:g} s)")
-    limit.add_argument("--depth", type=positive_int, metavar="N", help="search to N plies")
+    limit.add_argument("--depth", type=positive_int, metavar="N",
+                       help="search to N plies (in Samuel mode: the minimum ply)")
     limit.add_argument("--nodes", type=positive_int, metavar="N", help="search about N nodes")
     add_engine_arguments(p)
     p.set_defaults(func=run)
@@ -149,8 +149,13 @@ def search_interruptibly(
     board: Board,
     limit: Limit,
     on_info: Callable[[SearchInfo], None] | None = None,
+    *,
+    reraise: bool = False,
 ) -> SearchResult:
     """Run the search in a worker thread so Ctrl-C stops it (and keeps its result).
+
+    With ``reraise`` the KeyboardInterrupt is raised again once the search has
+    stopped; without, the search's result so far is returned.
 
     The C search releases the GIL, and Python only sees signals on the main
     thread, so the main thread waits here and turns KeyboardInterrupt into stop.
@@ -176,6 +181,8 @@ def search_interruptibly(
     except KeyboardInterrupt:
         stop.set()
         done.wait()
+        if reraise:
+            raise
     if "error" in box:
         raise box["error"]  # type: ignore[misc]
     result = box["result"]

@@ -69,7 +69,8 @@ def signature(depth: int, evaluator: str = "default", hash_mb: int = 64) -> tupl
 def run(args: argparse.Namespace) -> int:
     if not args.quick:
         n, t = perft_speed(args.perft_depth)
-        print(f"perft   depth {args.perft_depth}: {n} leaves in {t:.3f} s = {n / t / 1e6:.1f} M leaves/s (bulk)")
+        rate = n / t / 1e6
+        print(f"perft   depth {args.perft_depth}: {n} leaves in {t:.3f} s = {rate:.1f} M leaves/s (bulk)")
     nodes, secs = signature(args.depth, args.eval, args.hash)
     print(f"search  {len(BENCH_POSITIONS)} positions, depth {args.depth}, eval {args.eval}: "
           f"{nodes} nodes in {secs:.3f} s = {nodes / max(secs, 1e-9) / 1e6:.2f} M nodes/s")

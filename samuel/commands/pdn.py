@@ -1,0 +1,101 @@
+"""samuel pdn: check that every game of a PDN file replays legally, or show one game."""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import sys
+import time
+from collections.abc import Iterator
+
+from engine.pdn import PdnGame, game_at, iter_games, movetext, tag_line
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("pdn", help="read PDN game files (check them, show a game)")
+    actions = p.add_subparsers(dest="pdn_command", metavar="ACTION", required=True)
+
+    check = actions.add_parser("check", help="replay every game and report the ones that fail")
+    check.add_argument("file", help="PDN file")
+    check.add_argument("--limit", type=int, default=None, metavar="N", help="read only the first N games")
+
+    show = actions.add_parser("show", help="print one game's tags, moves and final position")
+    show.add_argument("file", help="PDN file")
+    show.add_argument("--game", type=int, required=True, metavar="N", help="game number, from 1")
+
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.pdn_command == "check":
+        return run_check(args)
+    return run_show(args)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    if args.limit is not None and args.limit < 0:
+        raise SystemExit("samuel pdn: error: --limit must be >= 0")
+    path: str = args.file
+    size = os.path.getsize(path)  # FileNotFoundError before anything else
+    games = moves = 0
+    errors: list[str] = []
+    start = time.perf_counter()
+    with open(path, "rb") as fh:
+        stream: Iterator[PdnGame] = iter_games(fh, strict=False)
+        if args.limit is not None:
+            stream = itertools.islice(stream, args.limit)
+        if sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+            progress = Progress(
+                TextColumn("[bold]pdn check"),
+                BarColumn(),
+                TextColumn("{task.percentage:>3.0f}%"),
+                TextColumn("{task.fields[status]}"),
+                TimeElapsedColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            total = args.limit if args.limit is not None else size
+            with progress:
+                task = progress.add_task("check", total=total, status="")
+                for game in stream:
+                    games += 1
+                    moves += len(game.moves)
+                    if game.error:
+                        errors.append(game.error)
+                    if games % 50 == 0:
+                        done = games if args.limit is not None else fh.tell()
+                        status = f"games {games}, errors {len(errors)}"
+                        progress.update(task, completed=done, status=status)
+        else:
+            for game in stream:
+                games += 1
+                moves += len(game.moves)
+                if game.error:
+                    errors.append(game.error)
+    elapsed = time.perf_counter() - start
+    print(f"games {games}, moves {moves}, errors {len(errors)}")
+    for message in errors:
+        print(message)
+    print(f"time {elapsed:.1f} s", file=sys.stderr)
+    return 1 if errors else 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    if args.game < 1:
+        raise SystemExit("samuel pdn: error: --game counts from 1")
+    game = game_at(args.file, args.game, strict=False)
+    if game is None:
+        print(f"samuel pdn: error: {args.file} has fewer than {args.game} games", file=sys.stderr)
+        return 2
+    for name, value in game.tags.items():
+        print(tag_line(name, value))
+    print(movetext(game, result=True))
+    print(f"FEN {game.board().fen()}")
+    if game.error:
+        print(game.error, file=sys.stderr)
+        return 1
+    return 0
