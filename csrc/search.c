@@ -263,6 +263,19 @@ static void update_pv(ckr_engine *e, int ply, const ckr_move *m)
 
 /* ---- PVS ---- */
 
+/* The 40-move rule: 80 plies without a man move or capture draw.  The static
+ * score shrinks as those plies pile up, so a side that is ahead makes
+ * progress (trades, men forward) instead of shuffling kings. */
+#define FORTY_MOVE_PLIES 80
+
+static inline int eval_quiet(ckr_engine *e, const ckr_pos *p, int quiet)
+{
+    int s = ckr_evaluate(&e->eval, p);
+    if (quiet > 10)
+        s = s * (90 - quiet) / 80;
+    return s;
+}
+
 static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int ply, int floor)
 {
     e->pvlen[ply] = 0;
@@ -272,8 +285,9 @@ static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int pl
     if (check_limits(e))
         return 0;
     int is_pv = beta - alpha > 1;
+    int quiet = e->rep_len - floor; /* reversible plies since the last man move or capture */
     if (ply > 0) {
-        if (is_repetition(e, p->hash, floor))
+        if (quiet >= FORTY_MOVE_PLIES || is_repetition(e, p->hash, floor))
             return 0;
         /* Mate-distance pruning: no line can beat a win found nearer the root. */
         int mate_lo = -CKR_WIN + ply, mate_hi = CKR_WIN - ply - 1;
@@ -285,13 +299,13 @@ static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int pl
             return alpha;
     }
     if (ply >= CKR_MAX_PLY - 1)
-        return ckr_evaluate(&e->eval, p);
+        return eval_quiet(e, p, quiet);
 
     /* Quiescence: without depth left, only a forced capture is searched on;
      * a quiet position is scored as it stands (or lost, with no move at all). */
     if (depth <= 0) {
         if (!ckr_has_capture(p))
-            return bb_has_quiet(p) ? ckr_evaluate(&e->eval, p) : -CKR_WIN + ply;
+            return bb_has_quiet(p) ? eval_quiet(e, p, quiet) : -CKR_WIN + ply;
         depth = 0;
     }
 

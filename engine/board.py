@@ -182,9 +182,12 @@ class Board:
         return move.short
 
     def push(self, move: Move) -> None:
-        if move not in self.legal_moves:
-            raise IllegalMoveError(f"illegal move {move.long} in position {self.fen()}")
-        raw, h = core.apply_move(self._state.raw, core.RawMove(move.path, move.captures, False))
+        legal = self._moves_cache if self._moves_cache is not None else self.legal_moves
+        try:
+            index = legal.index(move)
+        except ValueError:
+            raise IllegalMoveError(f"illegal move {move.long} in position {self.fen()}") from None
+        raw, h = core.apply_move(self._state.raw, index)
         old = self._state.raw
         mover_kings = old.black_kings if old.turn == BLACK else old.white_kings
         man_move = not (mover_kings >> (move.path[0] - 1) & 1)

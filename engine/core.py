@@ -79,17 +79,15 @@ def legal_moves(raw: RawPosition) -> list[RawMove]:
     return [_raw_move(buf[i]) for i in range(n)]
 
 
-def apply_move(raw: RawPosition, move: RawMove) -> tuple[RawPosition, int]:
-    """The position after ``move`` (which must be legal) and its hash."""
+def apply_move(raw: RawPosition, index: int) -> tuple[RawPosition, int]:
+    """The position after the ``index``-th move of ``legal_moves(raw)``, and its hash."""
     pos = _new_pos(raw)
     buf = ffi.new("ckr_move[]", MAX_MOVES)
     n = lib.ckr_gen_moves(pos, buf)
-    for i in range(n):
-        m = _raw_move(buf[i])
-        if m.path == move.path and m.captures == move.captures:
-            lib.ckr_make(pos, ffi.addressof(buf, i))
-            return _read_pos(pos), pos.hash
-    raise ValueError(f"move {move.path} is not legal here")
+    if not 0 <= index < n:
+        raise IndexError(f"move index {index} out of range 0..{n - 1}")
+    lib.ckr_make(pos, ffi.addressof(buf, index))
+    return _read_pos(pos), pos.hash
 
 
 def _read_pos(pos: object) -> RawPosition:
