@@ -149,6 +149,11 @@ int ckr_evaluate(const ckr_eval *eval, const ckr_pos *pos);
 #define CKR_MODE_SAMUEL 1
 #define CKR_MODE_SHANNON_A 2
 
+/* Root driver of CKR_MODE_PVS: aspiration-window PVS (the default, and the
+ * faster on the bench) or MTD(f), a series of zero-window searches. */
+#define CKR_DRIVER_PVS 0
+#define CKR_DRIVER_MTDF 1
+
 typedef struct ckr_limits {
     int mode;
     int depth;
@@ -156,6 +161,7 @@ typedef struct ckr_limits {
     int64_t soft_ms;
     int64_t hard_ms;
     int samuel_breaks[4];
+    int driver;
 } ckr_limits;
 
 typedef struct ckr_info {

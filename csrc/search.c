@@ -263,6 +263,16 @@ static void update_pv(ckr_engine *e, int ply, const ckr_move *m)
 
 /* ---- PVS ---- */
 
+/* Every searcher's node entry: count it, clear its PV, and say whether to abort. */
+static inline int enter_node(ckr_engine *e, int ply)
+{
+    e->pvlen[ply] = 0;
+    e->nodes++;
+    if (ply > e->seldepth)
+        e->seldepth = ply;
+    return check_limits(e);
+}
+
 /* The 40-move rule: 80 plies without a man move or capture draw.  The static
  * score shrinks as those plies pile up, so a side that is ahead makes
  * progress (trades, men forward) instead of shuffling kings. */
@@ -278,11 +288,7 @@ static inline int eval_quiet(ckr_engine *e, const ckr_pos *p, int quiet)
 
 static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int ply, int floor)
 {
-    e->pvlen[ply] = 0;
-    e->nodes++;
-    if (ply > e->seldepth)
-        e->seldepth = ply;
-    if (check_limits(e))
+    if (enter_node(e, ply))
         return 0;
     int is_pv = beta - alpha > 1;
     int quiet = e->rep_len - floor; /* reversible plies since the last man move or capture */
@@ -316,7 +322,7 @@ static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int pl
         tt_move = t->move;
         int ts = score_from_tt(t->score, ply);
         int bound = t->bound & 3;
-        if (!is_pv && t->depth >= depth &&
+        if (!is_pv && ply > 0 && t->depth >= depth &&
             (bound == BOUND_EXACT || (bound == BOUND_LOWER && ts >= beta) ||
              (bound == BOUND_UPPER && ts <= alpha)))
             return ts;
@@ -434,11 +440,7 @@ static int exchange_offer(ckr_engine *e, ckr_pos *p, const ckr_move *moves, int 
 
 static int samuel(ckr_engine *e, ckr_pos *p, int alpha, int beta, int ply, int last_jump)
 {
-    e->pvlen[ply] = 0;
-    e->nodes++;
-    if (ply > e->seldepth)
-        e->seldepth = ply;
-    if (check_limits(e))
+    if (enter_node(e, ply))
         return 0;
     ckr_move *moves = e->moves[ply];
     int n = ckr_gen_moves(p, moves);
@@ -491,9 +493,7 @@ static int samuel(ckr_engine *e, ckr_pos *p, int alpha, int beta, int ply, int l
 
 static int minimax(ckr_engine *e, ckr_pos *p, int depth, int ply)
 {
-    e->pvlen[ply] = 0;
-    e->nodes++;
-    if (check_limits(e))
+    if (enter_node(e, ply))
         return 0;
     ckr_move *moves = e->moves[ply];
     int n = ckr_gen_moves(p, moves);
@@ -514,6 +514,85 @@ static int minimax(ckr_engine *e, ckr_pos *p, int depth, int ply)
         }
     }
     return best;
+}
+
+/* ---- root drivers ---- */
+
+/* Aspiration window around the last score; widened on failure. */
+static int aspiration(ckr_engine *e, ckr_pos *p, int depth, int score)
+{
+    int delta = 30, alpha = -CKR_INF, beta = CKR_INF, v;
+    if (depth >= 4 && abs(score) < CKR_WIN_BOUND) {
+        alpha = score - delta;
+        beta = score + delta;
+    }
+    for (;;) {
+        v = pvs(e, p, alpha, beta, depth, 0, 0);
+        if (e->aborted)
+            return v;
+        if (v <= alpha) {
+            alpha = alpha - delta < -CKR_INF ? -CKR_INF : alpha - delta;
+            delta *= 3;
+        } else if (v >= beta) {
+            beta = beta + delta > CKR_INF ? CKR_INF : beta + delta;
+            delta *= 3;
+        } else {
+            return v;
+        }
+    }
+}
+
+/* Zero-window searches keep no PV beyond the first move, so the rest of the
+ * line is read back from the transposition table's best moves. */
+static void tt_pv(ckr_engine *e, ckr_pos *root, const ckr_move *first)
+{
+    ckr_pos p = *root;
+    ckr_move buf[CKR_MAX_MOVES];
+    uint64_t seen[CKR_MAX_PV];
+    int n = 0;
+    e->pv[0][n++] = *first;
+    ckr_make(&p, first);
+    while (n < CKR_MAX_PV) {
+        for (int i = 0; i < n - 1; i++)
+            if (seen[i] == p.hash)
+                goto done; /* a cycle in the table: stop before repeating */
+        seen[n - 1] = p.hash;
+        tt_entry *t = tt_probe(e, p.hash);
+        if (!t || t->move == 255)
+            break;
+        int cnt = ckr_gen_moves(&p, buf);
+        if (t->move >= cnt)
+            break;
+        e->pv[0][n++] = buf[t->move];
+        ckr_make(&p, &buf[t->move]);
+    }
+done:
+    e->pvlen[0] = n;
+}
+
+/* MTD(f): zero-window searches that close in on the score from a first guess.
+ * The PV is the one of the last pass that failed high (it found the move). */
+static int mtdf(ckr_engine *e, ckr_pos *p, int depth, int guess)
+{
+    int lower = -CKR_INF, upper = CKR_INF, g = guess;
+    ckr_move best_pv[CKR_MAX_PLY + 1];
+    int best_len = 0;
+    while (lower < upper) {
+        int beta = g == lower ? g + 1 : g;
+        g = pvs(e, p, beta - 1, beta, depth, 0, 0);
+        if (e->aborted)
+            return g;
+        if (g < beta) {
+            upper = g;
+        } else {
+            lower = g;
+            best_len = e->pvlen[0];
+            memcpy(best_pv, e->pv[0], (size_t)best_len * sizeof(ckr_move));
+        }
+    }
+    if (best_len)
+        tt_pv(e, p, &best_pv[0]);
+    return g;
 }
 
 /* ---- driver ---- */
@@ -603,26 +682,11 @@ int ckr_search(ckr_engine *e, const ckr_pos *pos, const uint64_t *history, int n
     int score = 0;
     for (int depth = 1; depth <= maxdepth; depth++) {
         e->seldepth = 0;
-        /* Aspiration window around the last score; widened on failure. */
-        int delta = 30, alpha = -CKR_INF, beta = CKR_INF, v;
-        if (depth >= 4 && abs(score) < CKR_WIN_BOUND) {
-            alpha = score - delta;
-            beta = score + delta;
-        }
-        for (;;) {
-            v = pvs(e, &p, alpha, beta, depth, 0, 0);
-            if (e->aborted)
-                break;
-            if (v <= alpha) {
-                alpha = alpha - delta < -CKR_INF ? -CKR_INF : alpha - delta;
-                delta *= 3;
-            } else if (v >= beta) {
-                beta = beta + delta > CKR_INF ? CKR_INF : beta + delta;
-                delta *= 3;
-            } else {
-                break;
-            }
-        }
+        int v;
+        if (e->limits.driver == CKR_DRIVER_MTDF)
+            v = mtdf(e, &p, depth, score);
+        else
+            v = aspiration(e, &p, depth, score);
         if (e->aborted)
             break;
         score = v;

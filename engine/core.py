@@ -22,6 +22,8 @@ WIN_BOUND: int = lib.CKR_WIN_BOUND
 MODE_PVS: int = lib.CKR_MODE_PVS
 MODE_SAMUEL: int = lib.CKR_MODE_SAMUEL
 MODE_SHANNON_A: int = lib.CKR_MODE_SHANNON_A
+DRIVER_PVS: int = lib.CKR_DRIVER_PVS
+DRIVER_MTDF: int = lib.CKR_DRIVER_MTDF
 EVAL_MATERIAL: int = lib.CKR_EVAL_MATERIAL
 EVAL_DEFAULT: int = lib.CKR_EVAL_DEFAULT
 EVAL_LINEAR: int = lib.CKR_EVAL_LINEAR
@@ -196,6 +198,7 @@ class CoreLimits:
     soft_ms: int = 0
     hard_ms: int = 0
     samuel_breaks: tuple[int, int, int, int] = (4, 5, 11, 20)
+    driver: int = DRIVER_PVS
 
 
 class CoreEngine:
@@ -249,6 +252,7 @@ class CoreEngine:
             lim.hard_ms = limits.hard_ms
             for i, b in enumerate(limits.samuel_breaks):
                 lim.samuel_breaks[i] = b
+            lim.driver = limits.driver
             result = ffi.new("ckr_info *")
             handle = ffi.new_handle(on_info) if on_info else ffi.NULL
             lib.ckr_engine_set_callback(self._ptr, lib.ckr_py_on_info if on_info else ffi.NULL, handle)

@@ -111,9 +111,12 @@ class Searcher:
         mode: Mode = Mode.PVS,
         hash_mb: int = 64,
         samuel_breaks: tuple[int, int, int, int] = (4, 5, 11, 20),
+        mtdf: bool = False,
     ) -> None:
         self._core = core.CoreEngine(hash_mb)
         self.mode = mode
+        self.mtdf = mtdf
+        """Drive the PVS mode with MTD(f) zero-window passes instead of aspiration windows."""
         self.samuel_breaks = samuel_breaks
         self.set_evaluator(evaluator)
 
@@ -157,6 +160,7 @@ class Searcher:
             soft_ms=soft,
             hard_ms=hard,
             samuel_breaks=self.samuel_breaks,
+            driver=core.DRIVER_MTDF if self.mtdf else core.DRIVER_PVS,
         )
         cb = (lambda ci: on_info(_to_info(ci))) if on_info else None
         watcher = None

@@ -222,3 +222,25 @@ def test_hash_resize() -> None:
     with pytest.raises(ValueError):
         s.set_hash(0)
     assert s.search(Board(), Limit(depth=6)).best is not None
+
+
+def test_mtdf_driver_finds_the_same_forced_win() -> None:
+    board = Board("B:WK32:BK19,K23")
+    pvs = Searcher(hash_mb=16).search(board, Limit(depth=20))
+    mtdf = Searcher(hash_mb=16, mtdf=True).search(board, Limit(depth=20))
+    assert mtdf.info.score == pvs.info.score
+    assert mtdf.best is not None and mtdf.best in board.legal_moves
+
+
+def test_mtdf_driver_is_reproducible_and_reports() -> None:
+    infos: list[SearchInfo] = []
+    a = Searcher(hash_mb=8, mtdf=True).search(Board(), Limit(depth=9), on_info=infos.append)
+    b = Searcher(hash_mb=8, mtdf=True).search(Board(), Limit(depth=9))
+    assert a.info.nodes == b.info.nodes
+    assert [i.depth for i in infos] == list(range(1, 10))
+    assert a.best in Board().legal_moves
+    # the PV is read back from the table: a whole legal line, not just the move
+    assert len(a.info.pv) >= 6
+    board = Board()
+    for m in a.info.pv:
+        board.push(m)

@@ -43,6 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--hash", type=int, default=64, help="transposition table MB")
     p.add_argument("--think", type=float, default=1.0, help="seconds for the depth-in-time figure")
     p.add_argument("--quick", action="store_true", help="signature only (skip the perft and timed parts)")
+    p.add_argument("--mtdf", action="store_true", help="drive the search with MTD(f) instead of PVS windows")
     p.set_defaults(func=run)
 
 
@@ -53,9 +54,11 @@ def perft_speed(depth: int) -> tuple[int, float]:
     return n, time.perf_counter() - start
 
 
-def signature(depth: int, evaluator: str = "default", hash_mb: int = 64) -> tuple[int, float]:
+def signature(
+    depth: int, evaluator: str = "default", hash_mb: int = 64, mtdf: bool = False
+) -> tuple[int, float]:
     """Total nodes (the signature) and seconds for the fixed-depth bench searches."""
-    searcher = Searcher(by_name(evaluator), mode=Mode.PVS, hash_mb=hash_mb)
+    searcher = Searcher(by_name(evaluator), mode=Mode.PVS, hash_mb=hash_mb, mtdf=mtdf)
     total, seconds = 0, 0.0
     for fen in BENCH_POSITIONS:
         searcher.new_game()
@@ -71,11 +74,12 @@ def run(args: argparse.Namespace) -> int:
         n, t = perft_speed(args.perft_depth)
         rate = n / t / 1e6
         print(f"perft   depth {args.perft_depth}: {n} leaves in {t:.3f} s = {rate:.1f} M leaves/s (bulk)")
-    nodes, secs = signature(args.depth, args.eval, args.hash)
-    print(f"search  {len(BENCH_POSITIONS)} positions, depth {args.depth}, eval {args.eval}: "
+    nodes, secs = signature(args.depth, args.eval, args.hash, args.mtdf)
+    driver = "MTD(f)" if args.mtdf else "PVS"
+    print(f"search  {len(BENCH_POSITIONS)} positions, depth {args.depth}, eval {args.eval}, {driver}: "
           f"{nodes} nodes in {secs:.3f} s = {nodes / max(secs, 1e-9) / 1e6:.2f} M nodes/s")
     if not args.quick:
-        searcher = Searcher(by_name(args.eval), hash_mb=args.hash)
+        searcher = Searcher(by_name(args.eval), hash_mb=args.hash, mtdf=args.mtdf)
         depths: list[int] = []
         searcher.search(Board(), Limit(movetime=args.think), on_info=lambda i: depths.append(i.depth))
         print(f"depth   reached in {args.think:g} s from the start position: {max(depths, default=0)}")
