@@ -31,7 +31,9 @@ def test_low_clock_never_overspends() -> None:
     assert 1 <= soft <= hard <= 50
 
 
-@pytest.mark.parametrize("kwargs", [{"depth": 0}, {"nodes": 0}, {"movetime": 0}, {"time": -1.0}, {"inc": -0.5}])
+@pytest.mark.parametrize(
+    "kwargs", [{"depth": 0}, {"nodes": 0}, {"movetime": 0}, {"time": -1.0}, {"inc": -0.5}]
+)
 def test_nonsense_limits_are_rejected(kwargs: dict[str, float]) -> None:
     with pytest.raises(LimitError):
         Limit(**kwargs)  # type: ignore[arg-type]
