@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from engine.errors import SamuelError
 
-COMMANDS = ["perft", "bench", "analyse", "play", "pdn"]
+COMMANDS = ["perft", "bench", "analyse", "play", "pdn", "emu704"]
 
 
 def build_parser() -> argparse.ArgumentParser:
