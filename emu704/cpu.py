@@ -346,7 +346,7 @@ class Machine:
         return -m if self.ac & AC_S else m
 
     def state(self) -> MachineState:
-        crc = zlib.crc32(b"".join(w.to_bytes(5, "big") for w in self.mem))
+        crc = self._memory_crc()
         return MachineState(
             ac=self.ac,
             mq=self.mq,
@@ -364,6 +364,10 @@ class Machine:
             cycles=self.cycles,
             memory_crc=crc,
         )
+
+    def _memory_crc(self) -> int:
+        """MachineState.memory_crc: CRC-32 of the words as 5 big-endian bytes each."""
+        return zlib.crc32(b"".join(w.to_bytes(5, "big") for w in self.mem))
 
     # -- I/O bus -----------------------------------------------------------------------------
 

@@ -67,3 +67,12 @@ def test_missing_file_and_bad_switch(tmp_path: Path) -> None:
     assert out.returncode == 2 and "no such file" in out.stderr
     out = samuel("run", str(PROGRAMS / "loop.sap"), "--switches", "9")
     assert out.returncode == 2 and "sense switches" in out.stderr
+
+
+def test_c_backend_gives_the_same_report(tmp_path: Path) -> None:
+    cards = tmp_path / "cards.txt"
+    cards.write_text("HELLO 704 CHECKERS 11-15\n")
+    outs = [samuel("run", str(PROGRAMS / "cards_to_printer.sap"), "--cards", str(cards), "--backend", b)
+            for b in ("python", "c")]
+    assert outs[0].returncode == outs[1].returncode == 0, outs[1].stderr
+    assert outs[0].stdout == outs[1].stdout
