@@ -6,9 +6,9 @@ declarations and the Python view of them cannot drift apart.
 
 from __future__ import annotations
 
-import os
-import sysconfig
+import importlib.util
 from pathlib import Path
+from types import ModuleType
 
 from cffi import FFI
 
@@ -16,20 +16,17 @@ HERE = Path(__file__).resolve().parent
 SOURCES = ["position.c", "movegen.c", "perft.c", "evaluate.c", "search.c"]
 
 
+def _load_cflags() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("_samuel_cflags", HERE / "cflags.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def compile_args(environ: dict[str, str] | None = None) -> list[str]:
     """Optimisation flags; SAMUEL_CFLAGS overrides them (e.g. for sanitizers)."""
-    env = os.environ if environ is None else environ
-    custom = env.get("SAMUEL_CFLAGS")
-    if custom:
-        return custom.split()
-    args = ["-O3", "-std=gnu11", "-Wall", "-Wextra", "-Wno-unused-parameter"]
-    machine = (sysconfig.get_platform() or "").lower()
-    # The package is always built on the machine that runs it, so native tuning
-    # (popcnt, bmi) is safe, and it doubles perft speed.
-    native_ok = any(arch in machine for arch in ("x86_64", "amd64", "aarch64"))
-    if env.get("SAMUEL_PORTABLE") != "1" and native_ok:
-        args.append("-march=native")
-    return args
+    return list(_load_cflags().compile_args(environ, override="SAMUEL_CFLAGS"))
 
 
 def cdef_text() -> str:

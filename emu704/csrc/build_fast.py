@@ -15,12 +15,13 @@ Development build, in place (writes ``emu704/_fast.abi3.so``, the name setuptool
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import sys
-import sysconfig
 import tempfile
 from pathlib import Path
+from types import ModuleType
 
 from cffi import FFI
 
@@ -30,18 +31,18 @@ SOURCES = ["cpu704.c"]
 MODULE = "emu704._fast"
 
 
+def _shared_build() -> ModuleType:
+    """csrc/cflags.py, which owns the compiler flags of both extensions."""
+    spec = importlib.util.spec_from_file_location("_samuel_cflags", ROOT / "csrc" / "cflags.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def compile_args(environ: dict[str, str] | None = None) -> list[str]:
     """Optimisation flags; EMU704_CFLAGS overrides them (e.g. for sanitizers)."""
-    env = os.environ if environ is None else environ
-    custom = env.get("EMU704_CFLAGS")
-    if custom:
-        return custom.split()
-    args = ["-O3", "-std=gnu11", "-Wall", "-Wextra", "-Wno-unused-parameter"]
-    machine = (sysconfig.get_platform() or "").lower()
-    native_ok = any(arch in machine for arch in ("x86_64", "amd64", "aarch64"))
-    if env.get("SAMUEL_PORTABLE") != "1" and native_ok:
-        args.append("-march=native")
-    return args
+    return list(_shared_build().compile_args(environ, override="EMU704_CFLAGS"))
 
 
 def cdef_text() -> str:
