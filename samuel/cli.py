@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from engine.errors import SamuelError
 
-COMMANDS = ["perft", "bench", "analyse", "play", "pdn", "emu704"]
+COMMANDS = ["perft", "bench", "analyse", "play", "pdn", "serve", "hub", "cb", "dxp", "emu704"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,263 @@
+"""The client's common ground: results, the abstract engine and the sync wrapper.
+
+In the spirit of python-chess's ``chess.engine``: each dialect implements
+``EngineProtocol`` as asyncio coroutines, and ``SimpleEngine`` runs one on a
+private event loop thread for blocking code (the tournament runner, scripts).
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import contextlib
+import threading
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from engine.board import Board
+from engine.errors import SamuelError
+from engine.limits import Limit
+from engine.move import Move
+from protocol.client.channel import Channel
+from protocol.client.errors import EngineError, EngineTimeoutError, IllegalEngineMoveError
+
+T = TypeVar("T")
+
+InfoDict = dict[str, Any]
+"""Search information: any of ``depth``, ``seldepth``, ``score`` (float, in men, for
+the side to move), ``nodes``, ``nps``, ``time`` (s), ``pv`` (list of Move),
+``string`` (free text), ``status`` (a CheckerBoard status line)."""
+
+DEFAULT_GRACE = 10.0
+"""Seconds an engine may run past its limit before the client calls it hung."""
+
+
+@dataclass
+class PlayResult:
+    """The engine's move, the reply it expects, and what it said while thinking."""
+
+    move: Move
+    ponder: Move | None = None
+    info: InfoDict = field(default_factory=dict)
+    result: str | None = None
+    """A claimed game result, when the dialect carries one (cb: WIN/LOSS/DRAW/UNKNOWN)."""
+
+
+def checked_move(board: Board, text: str, engine: str = "engine") -> Move:
+    """The legal move ``text`` names in ``board``; IllegalEngineMoveError otherwise."""
+    try:
+        return board.parse_move(text)
+    except SamuelError as exc:
+        raise IllegalEngineMoveError(f"{engine} played {text!r}, which is not legal: {exc}") from None
+
+
+def checked_pv(board: Board, texts: list[str]) -> list[Move]:
+    """As many leading moves of a PV as are legal in sequence (a PV is advice, not a claim)."""
+    b = board.copy()
+    out: list[Move] = []
+    for t in texts:
+        try:
+            m = b.parse_move(t)
+        except SamuelError:
+            break
+        out.append(m)
+        b.push(m)
+    return out
+
+
+def limit_timeout(limit: Limit, grace: float = DEFAULT_GRACE) -> float | None:
+    """How long to wait for a move under ``limit`` before calling the engine hung.
+
+    None (wait forever) only for a limit with neither time, depth nor nodes.
+    """
+    if limit.movetime is not None:
+        return limit.movetime + grace
+    if limit.time is not None:
+        return limit.time + (limit.inc or 0.0) + grace
+    if limit.depth is not None or limit.nodes is not None:
+        return max(60.0, grace * 6)
+    return None
+
+
+class EngineProtocol(abc.ABC):
+    """An engine driven over one dialect.  All methods are coroutines."""
+
+    def __init__(self, channel: Channel) -> None:
+        self.channel = channel
+        self.id: dict[str, str] = {}
+        """What the engine says about itself (name, version, author...)."""
+        self.options: dict[str, Any] = {}
+        """Options the engine declared, by name (dialect-specific descriptions)."""
+        self.grace: float = DEFAULT_GRACE
+        self.returncode: int | None = None
+
+    @property
+    def name(self) -> str:
+        return self.id.get("name", self.channel.name)
+
+    @abc.abstractmethod
+    async def initialize(self) -> None:
+        """Handshake; called by the ``popen_*``/``connect_*`` functions."""
+
+    @abc.abstractmethod
+    async def ping(self) -> None:
+        """Round trip to check the engine is alive."""
+
+    @abc.abstractmethod
+    async def configure(self, options: Mapping[str, Any]) -> None:
+        """Set engine options (evaluator, mode, hash, ...)."""
+
+    @abc.abstractmethod
+    async def play(self, board: Board, limit: Limit, *, ponder: bool = False) -> PlayResult:
+        """The engine's move in ``board`` (checked legal)."""
+
+    @abc.abstractmethod
+    async def analyse(
+        self, board: Board, limit: Limit, *, on_info: Callable[[InfoDict], None] | None = None
+    ) -> InfoDict:
+        """Search ``board``; ``on_info`` sees each info as it streams; returns the last."""
+
+    async def new_game(self) -> None:
+        """Tell the engine a new game starts (where the dialect has a way)."""
+        return None
+
+    @abc.abstractmethod
+    async def quit(self) -> None:
+        """End the session politely and close the channel."""
+
+    async def close(self) -> None:
+        await self.channel.close()
+        if self.channel.process is not None:
+            self.returncode = self.channel.process.returncode
+
+    async def _guard(self, awaitable: Awaitable[T], timeout: float | None, what: str) -> T:
+        try:
+            return await asyncio.wait_for(awaitable, timeout)
+        except asyncio.TimeoutError:
+            raise EngineTimeoutError(f"{self.name}: no {what} within {timeout:.1f} s") from None
+
+
+class SimpleEngine:
+    """A blocking wrapper: runs an EngineProtocol on its own event-loop thread.
+
+    ``timeout`` bounds every call (on top of the limit-based hang detection of
+    ``play``/``analyse``).
+    """
+
+    def __init__(self, protocol: EngineProtocol, loop: asyncio.AbstractEventLoop,
+                 thread: threading.Thread, timeout: float | None = 60.0) -> None:
+        self.protocol = protocol
+        self._loop = loop
+        self._thread = thread
+        self.timeout = timeout
+        self._closed = False
+
+    @classmethod
+    def _start(cls, opener: Callable[[], Coroutine[Any, Any, EngineProtocol]],
+               timeout: float | None = 60.0) -> SimpleEngine:
+        loop = asyncio.new_event_loop()
+        thread = threading.Thread(target=loop.run_forever, name="samuel-engine-client", daemon=True)
+        thread.start()
+        try:
+            fut = asyncio.run_coroutine_threadsafe(opener(), loop)
+            protocol = fut.result(timeout)
+        except BaseException:
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join(5)
+            raise
+        return cls(protocol, loop, thread, timeout)
+
+    @classmethod
+    def popen_hub(cls, argv: list[str], timeout: float | None = 60.0, **kwargs: Any) -> SimpleEngine:
+        from protocol.client import popen_hub
+
+        return cls._start(lambda: popen_hub(argv, **kwargs), timeout)
+
+    @classmethod
+    def popen_cb(cls, argv: list[str], timeout: float | None = 60.0, **kwargs: Any) -> SimpleEngine:
+        from protocol.client import popen_cb
+
+        return cls._start(lambda: popen_cb(argv, **kwargs), timeout)
+
+    @classmethod
+    def connect_cb(cls, host: str, port: int, timeout: float | None = 60.0, **kwargs: Any) -> SimpleEngine:
+        from protocol.client import connect_cb
+
+        return cls._start(lambda: connect_cb(host, port, **kwargs), timeout)
+
+    @classmethod
+    def connect_dxp(cls, host: str, port: int, timeout: float | None = 60.0, **kwargs: Any) -> SimpleEngine:
+        from protocol.client import connect_dxp
+
+        return cls._start(lambda: connect_dxp(host, port, **kwargs), timeout)
+
+    def _run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+        if self._closed:
+            coro.close()
+            raise EngineError("the engine has been closed")
+        fut = asyncio.run_coroutine_threadsafe(coro, self._loop)
+        wait = timeout if timeout is not None else self.timeout
+        try:
+            return fut.result(wait)
+        except TimeoutError:
+            fut.cancel()
+            raise EngineTimeoutError(f"{self.protocol.name}: call took longer than {wait} s") from None
+
+    @property
+    def id(self) -> dict[str, str]:
+        return self.protocol.id
+
+    def ping(self) -> None:
+        self._run(self.protocol.ping())
+
+    def configure(self, options: Mapping[str, Any]) -> None:
+        self._run(self.protocol.configure(options))
+
+    def new_game(self) -> None:
+        self._run(self.protocol.new_game())
+
+    def play(self, board: Board, limit: Limit, *, ponder: bool = False) -> PlayResult:
+        return self._run(self.protocol.play(board, limit, ponder=ponder), self._call_timeout(limit))
+
+    def analyse(self, board: Board, limit: Limit,
+                on_info: Callable[[InfoDict], None] | None = None) -> InfoDict:
+        return self._run(self.protocol.analyse(board, limit, on_info=on_info), self._call_timeout(limit))
+
+    def _call_timeout(self, limit: Limit) -> float | None:
+        t = limit_timeout(limit, self.protocol.grace)
+        return None if t is None else t + 5.0
+
+    def quit(self) -> None:
+        if self._closed:
+            return
+        try:
+            self._run(self.protocol.quit(), 30.0)
+        finally:
+            self._shutdown()
+
+    def close(self) -> None:
+        """Close without the polite goodbye (kills a started process after a grace period)."""
+        if self._closed:
+            return
+        try:
+            with contextlib.suppress(Exception):
+                self._run(self.protocol.close(), 30.0)
+        finally:
+            self._shutdown()
+
+    def _shutdown(self) -> None:
+        self._closed = True
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+        if not self._loop.is_running():
+            self._loop.close()
+
+    def __enter__(self) -> SimpleEngine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            self.quit()
+        except EngineError:
+            self.close()

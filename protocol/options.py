@@ -1,0 +1,116 @@
+"""Engine options a protocol session can change: evaluator, search mode, hash, backend.
+
+One table describes them, so every dialect declares the same names, types and
+ranges (Hub ``param`` lines, cb ``get``/``set``) and validates values the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from engine import evaluators
+from engine.errors import OptionError
+from engine.search import Mode
+
+BACKENDS: tuple[str, ...] = ("modern",)
+"""Engines a session can play with.  The emulated IBM 704 joins when its program lands."""
+
+MODES: tuple[str, ...] = ("pvs", "samuel", "shannon-a")
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    name: str
+    kind: str
+    """One of ``enum``, ``int``, ``bool``, ``string``."""
+    default: str
+    choices: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+    help: str = ""
+
+    def validate(self, value: str) -> str:
+        """The value in canonical text form; OptionError naming the option otherwise."""
+        text = value.strip()
+        if self.kind == "enum":
+            low = text.lower()
+            if low not in self.choices:
+                raise OptionError(
+                    f"option {self.name}: {value!r} is not one of {', '.join(self.choices)}"
+                )
+            return low
+        if self.kind == "int":
+            try:
+                n = int(text)
+            except ValueError:
+                raise OptionError(f"option {self.name}: {value!r} is not an integer") from None
+            if (self.minimum is not None and n < self.minimum) or (
+                self.maximum is not None and n > self.maximum
+            ):
+                raise OptionError(
+                    f"option {self.name}: {n} is outside {self.minimum}..{self.maximum}"
+                )
+            return str(n)
+        if self.kind == "bool":
+            low = text.lower()
+            if low in ("true", "1", "yes", "on"):
+                return "true"
+            if low in ("false", "0", "no", "off"):
+                return "false"
+            raise OptionError(f"option {self.name}: {value!r} is not true or false")
+        return text
+
+
+ENGINE_OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec("evaluator", "enum", "default", tuple(evaluators.BUILTIN),
+               help="the evaluation function"),
+    OptionSpec("mode", "enum", "pvs", MODES,
+               help="search: modern PVS, Samuel's 1959 plies, or Shannon type A"),
+    OptionSpec("hash", "int", "16", minimum=1, maximum=4096,
+               help="transposition table size in MB"),
+    OptionSpec("backend", "enum", "modern", BACKENDS,
+               help="which engine plays: the modern core (the IBM 704 joins later)"),
+)
+
+SPECS: dict[str, OptionSpec] = {o.name: o for o in ENGINE_OPTIONS}
+
+
+@dataclass
+class EngineOptions:
+    """The option values of one session, as validated text."""
+
+    values: dict[str, str] = field(
+        default_factory=lambda: {o.name: o.default for o in ENGINE_OPTIONS}
+    )
+
+    def set(self, name: str, value: str) -> str:
+        """Set ``name``; returns the canonical value.  OptionError for unknown names or bad values."""
+        key = name.strip().lower()
+        spec = SPECS.get(key)
+        if spec is None:
+            raise OptionError(f"unknown option {name!r}; options are {', '.join(SPECS)}")
+        self.values[key] = spec.validate(value)
+        return self.values[key]
+
+    def get(self, name: str) -> str:
+        key = name.strip().lower()
+        if key not in SPECS:
+            raise OptionError(f"unknown option {name!r}; options are {', '.join(SPECS)}")
+        return self.values[key]
+
+    def update(self, pairs: Iterable[tuple[str, str]]) -> None:
+        for k, v in pairs:
+            self.set(k, v)
+
+    @property
+    def mode(self) -> Mode:
+        return Mode.parse(self.values["mode"])
+
+    @property
+    def evaluator(self) -> evaluators.Evaluator:
+        return evaluators.by_name(self.values["evaluator"])
+
+    @property
+    def hash_mb(self) -> int:
+        return int(self.values["hash"])

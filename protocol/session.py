@@ -1,0 +1,182 @@
+"""EngineSession: one client's engine, with searches run off the event loop.
+
+Every connection (or the stdin session) owns one.  A search runs in its own
+thread; the C search releases the GIL, so the event loop keeps answering
+``ping``, ``stop`` and chat while it thinks.  Progress comes back to the loop
+through ``call_soon_threadsafe``: the search itself never touches a stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from engine import timeman
+from engine.board import Board
+from engine.errors import SamuelError
+from engine.limits import Limit
+from engine.search import Searcher, SearchInfo, SearchResult
+from protocol.options import EngineOptions
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SessionDefaults:
+    """What a new session starts with (the server's command-line choices)."""
+
+    evaluator: str = "default"
+    mode: str = "pvs"
+    hash_mb: int = 16
+    backend: str = "modern"
+
+
+class SearchBusyError(SamuelError):
+    """A search was asked for while another one of the same session runs."""
+
+
+class EngineSession:
+    """The engine state of one client: options, searcher and the running search."""
+
+    def __init__(self, defaults: SessionDefaults | None = None) -> None:
+        d = defaults or SessionDefaults()
+        self.options = EngineOptions()
+        self.options.set("evaluator", d.evaluator)
+        self.options.set("mode", d.mode)
+        self.options.set("hash", str(d.hash_mb))
+        self.options.set("backend", d.backend)
+        self._searcher: Searcher | None = None
+        self._searcher_key: tuple[str, str, str] | None = None
+        self._task: asyncio.Future[SearchResult] | None = None
+        self._stop_event: threading.Event | None = None
+        self._deadline: asyncio.TimerHandle | None = None
+
+    # ---- configuration ----
+
+    def set_option(self, name: str, value: str) -> str:
+        """Validate and store an option; the searcher picks it up before the next search."""
+        if self.searching:
+            raise SearchBusyError(f"cannot change option {name!r} while searching; stop first")
+        return self.options.set(name, value)
+
+    def searcher(self) -> Searcher:
+        """The searcher for the current options (built lazily, rebuilt only when they change)."""
+        o = self.options
+        key = (o.values["evaluator"], o.values["mode"], o.values["hash"])
+        if self._searcher is None:
+            self._searcher = Searcher(o.evaluator, mode=o.mode, hash_mb=o.hash_mb)
+        elif key != self._searcher_key:
+            s = self._searcher
+            s.set_evaluator(o.evaluator)
+            s.mode = o.mode
+            if s.hash_mb != o.hash_mb:
+                s.set_hash(o.hash_mb)
+        self._searcher_key = key
+        return self._searcher
+
+    def new_game(self) -> None:
+        if self._searcher is not None and not self.searching:
+            self._searcher.new_game()
+
+    # ---- searching ----
+
+    @property
+    def searching(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    async def search(
+        self,
+        board: Board,
+        limit: Limit,
+        on_info: Callable[[SearchInfo], None] | None = None,
+    ) -> SearchResult:
+        """Search a copy of ``board`` in a thread; ``on_info`` runs on the event loop.
+
+        Raises GameOverError when the side to move has no move, SearchBusyError
+        when a search already runs.  ``stop()`` ends it early with the best move so far.
+        """
+        if self.searching:
+            raise SearchBusyError("a search is already running; send stop first")
+        board.require_moves()
+        loop = asyncio.get_running_loop()
+        searcher = self.searcher()
+        stop = threading.Event()
+        future: asyncio.Future[SearchResult] = loop.create_future()
+        position = board.copy()
+
+        def report(info: SearchInfo) -> None:
+            if on_info is not None and not loop.is_closed():
+                loop.call_soon_threadsafe(on_info, info)
+
+        def settle(result: SearchResult | None, error: BaseException | None) -> None:
+            if future.done():
+                return
+            if error is not None:
+                future.set_exception(error)
+            else:
+                assert result is not None
+                future.set_result(result)
+
+        def run() -> None:
+            try:
+                result = searcher.search(position, limit, on_info=report, stop=stop)
+            except BaseException as exc:  # handed to the awaiting coroutine, not lost
+                log.debug("search failed: %s", exc)
+                if not loop.is_closed():
+                    loop.call_soon_threadsafe(settle, None, exc)
+                return
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(settle, result, None)
+
+        self._stop_event = stop
+        self._task = future
+        thread = threading.Thread(target=run, name="samuel-search", daemon=True)
+        thread.start()
+        try:
+            # Shielded: cancelling the caller stops the search rather than orphaning it.
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            stop.set()
+            raise
+        finally:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+
+    def stop(self) -> None:
+        """Ask the running search to finish now (harmless when idle)."""
+        if self._stop_event is not None:
+            self._stop_event.set()
+
+    def stop_after(self, limit: Limit) -> None:
+        """Turn an open-ended (ponder) search into a timed one, counting from now.
+
+        Used on a ponder hit: the search keeps its tree and stops when the move's
+        time budget, computed from ``limit``, has run out.
+        """
+        if not self.searching:
+            return
+        soft_ms, hard_ms = timeman.budgets(limit)
+        budget_ms = soft_ms or hard_ms
+        if budget_ms <= 0:
+            return  # no clock: the search goes on until stopped
+        loop = asyncio.get_running_loop()
+        if self._deadline is not None:
+            self._deadline.cancel()
+        self._deadline = loop.call_later(budget_ms / 1000.0, self.stop)
+
+    async def wait_idle(self) -> None:
+        """Wait for the running search (if any) to finish, ignoring its result."""
+        task = self._task
+        if task is not None and not task.done():
+            with contextlib.suppress(Exception):  # its owner reports the error
+                await asyncio.shield(task)
+
+    async def close(self) -> None:
+        """Stop any search and wait for its thread to let go of the searcher."""
+        self.stop()
+        await self.wait_idle()
