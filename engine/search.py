@@ -169,7 +169,11 @@ class Searcher:
             def watch() -> None:
                 while not done.is_set():
                     if stop.wait(0.005):
-                        self.stop()
+                        # The core clears its flag when the search starts, so a stop
+                        # set just before that would be lost: repeat it until done.
+                        while not done.is_set():
+                            self.stop()
+                            done.wait(0.005)
                         return
 
             watcher = threading.Thread(target=watch, daemon=True)

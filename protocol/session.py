@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,6 +35,23 @@ class SessionDefaults:
     mode: str = "pvs"
     hash_mb: int = 16
     backend: str = "modern"
+
+
+RESTOP_INTERVAL = 0.01
+"""Seconds between repeats of a stop until the search has really ended."""
+
+SEARCH_NICENESS = 10
+"""Search threads run this much nicer than the event loop, so with more searches
+than cores a ``ping`` or ``stop`` still gets the CPU within a millisecond or so
+instead of waiting its turn behind every search (Linux schedules threads by nice)."""
+
+
+def _lower_priority() -> None:
+    # Per-thread on Linux (a thread id is a valid PRIO_PROCESS target); elsewhere
+    # this may apply to the process or be refused, and searching works either way.
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), SEARCH_NICENESS)
 
 
 class SearchBusyError(SamuelError):
@@ -122,8 +141,12 @@ class EngineSession:
                 future.set_result(result)
 
         def run() -> None:
+            _lower_priority()
             try:
-                result = searcher.search(position, limit, on_info=report, stop=stop)
+                if stop.is_set():  # stopped before it began: answer at once with a shallow move
+                    result = searcher.search(position, Limit(depth=1), on_info=report)
+                else:
+                    result = searcher.search(position, limit, on_info=report)
             except BaseException as exc:  # handed to the awaiting coroutine, not lost
                 log.debug("search failed: %s", exc)
                 if not loop.is_closed():
@@ -148,9 +171,27 @@ class EngineSession:
                 self._deadline = None
 
     def stop(self) -> None:
-        """Ask the running search to finish now (harmless when idle)."""
+        """Ask the running search to finish now (harmless when idle).
+
+        The core's stop flag is set directly (no watcher thread polling an event,
+        which would contend for the GIL with the event loop).  The core clears
+        the flag when a search starts, so a stop that lands before the thread got
+        there would be lost: it is repeated every few milliseconds until the
+        search has ended.
+        """
         if self._stop_event is not None:
             self._stop_event.set()
+        if self.searching and self._searcher is not None:
+            self._searcher.stop()
+            task = self._task
+            with contextlib.suppress(RuntimeError):  # no running loop: nothing to repeat on
+                asyncio.get_running_loop().call_later(RESTOP_INTERVAL, self._restop, task)
+
+    def _restop(self, task: asyncio.Future[SearchResult] | None) -> None:
+        # Only the search that was asked to stop: a new one may have started since.
+        if task is self._task and self.searching and self._searcher is not None:
+            self._searcher.stop()
+            asyncio.get_running_loop().call_later(RESTOP_INTERVAL, self._restop, task)
 
     def stop_after(self, limit: Limit) -> None:
         """Turn an open-ended (ponder) search into a timed one, counting from now.

@@ -8,6 +8,8 @@ flushes straight away, so a GUI never waits on a buffered line.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import sys
 import threading
 from typing import BinaryIO
@@ -43,23 +45,36 @@ class StdoutWriter:
 
 
 def open_stdin_reader(limit: int = 1 << 16, stream: BinaryIO | None = None) -> asyncio.StreamReader:
-    """A StreamReader fed from stdin (or ``stream``) by a daemon thread; EOF when it closes."""
+    """A StreamReader fed from stdin (or ``stream``) by a daemon thread; EOF when it closes.
+
+    Stdin is read with ``os.read`` on its descriptor, not through ``sys.stdin.buffer``:
+    a daemon thread blocked inside a buffered reader makes the interpreter abort at
+    exit ("_enter_buffered_busy"), while a raw read can be abandoned safely.
+    """
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=limit, loop=loop)
-    source = stream if stream is not None else sys.stdin.buffer
+
+    def chunks() -> bytes:
+        if stream is not None:
+            return stream.readline(limit + 1)
+        return os.read(sys.stdin.fileno(), 1 << 16)
 
     def pump() -> None:
         while True:
             try:
-                chunk = source.readline(limit + 1)
+                chunk = chunks()
             except (OSError, ValueError):
                 chunk = b""
             if loop.is_closed():
                 return
             if not chunk:
-                loop.call_soon_threadsafe(reader.feed_eof)
+                with contextlib.suppress(RuntimeError):
+                    loop.call_soon_threadsafe(reader.feed_eof)
                 return
-            loop.call_soon_threadsafe(reader.feed_data, chunk)
+            try:
+                loop.call_soon_threadsafe(reader.feed_data, chunk)
+            except RuntimeError:  # the loop closed meanwhile
+                return
 
     threading.Thread(target=pump, name="samuel-stdin", daemon=True).start()
     return reader

@@ -57,6 +57,10 @@ class Channel:
         except asyncio.TimeoutError:
             raise EngineTimeoutError(f"{self.name}: no answer within {timeout:.1f} s") from None
         except asyncio.IncompleteReadError:
+            if self.process is not None:
+                # EOF usually arrives a moment before the exit status: wait for it briefly.
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(self.process.wait(), 1.0)
             raise EngineTerminatedError(f"{self.name}: {self._gone()}") from None
         except asyncio.LimitOverrunError:
             raise EngineProtocolError(f"{self.name}: message longer than {MAX_FRAME} bytes") from None

@@ -1,0 +1,381 @@
+"""One cb session: CheckerBoard's engine API as lines, over stdin/stdout or a TCP connection.
+
+The session keeps reading while a ``getmove`` search runs, so ``ping`` and
+``playnow`` are answered at once; status lines stream as the search deepens and
+the move line ends it.  Every bad line gets one ``error`` line and the session
+goes on.  See docs/protocols/cb.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+
+from engine.board import Board, Termination
+from engine.errors import GameOverError, SamuelError
+from engine.limits import Limit
+from engine.search import Score, SearchInfo
+from engine.types import BLACK
+from protocol import cb_grammar as g
+from protocol.context import ServerSettings, Writer, engine_version
+from protocol.errors import LineTooLongError, ProtocolError
+from protocol.framing import decode_text, read_frame
+from protocol.options import SPECS
+from protocol.session import EngineSession, SearchBusyError
+
+log = logging.getLogger(__name__)
+
+# Commands CheckerBoard 1.77 may send about features samuel lacks.  A ``get`` answers
+# the API's "not supported" (return 0, reply "?"), which greys the control out in
+# CheckerBoard's options dialog; a ``set`` says what is missing.
+_NO_DATABASE = ("dbpath", "dbmbytes", "enable_wld", "max_dbpieces", "enable_mtc", "mtcpath")
+_NO_BOOK = ("bookfile",)
+_NO_MODE = ("allscores", "solve")
+
+
+class _Output:
+    """Lines to the client; a vanished client makes writing a no-op, never an exception."""
+
+    def __init__(self, writer: Writer) -> None:
+        self._writer = writer
+        self._lock = asyncio.Lock()
+        self.closed = False
+
+    def line(self, text: str) -> None:
+        if self.closed or self._writer.is_closing():
+            self.closed = True
+            return
+        try:
+            self._writer.write(text.encode("utf-8", errors="replace") + b"\n")
+        except (ConnectionError, OSError, RuntimeError):
+            self.closed = True
+
+    async def send(self, text: str) -> None:
+        self.line(text)
+        await self.drain()
+
+    async def drain(self) -> None:
+        if self.closed:
+            return
+        async with self._lock:  # StreamWriter.drain must not run twice at once
+            try:
+                await self._writer.drain()
+            except (ConnectionError, OSError, RuntimeError):
+                self.closed = True
+
+    async def error(self, message: str) -> None:
+        log.info("cb: error sent: %s", message)
+        await self.send(g.format_error(message))
+
+
+class CbSession:
+    """The state of one client: engine, game history and the running getmove."""
+
+    def __init__(self, out: _Output, settings: ServerSettings) -> None:
+        self.out = out
+        self.settings = settings
+        self.engine = EngineSession(settings.defaults)
+        self.history: Board | None = None
+        self.search_task: asyncio.Task[None] | None = None
+
+    @property
+    def searching(self) -> bool:
+        return self.search_task is not None and not self.search_task.done()
+
+    # ---- dispatch ----
+
+    async def handle(self, req: g.Request) -> None:
+        if isinstance(req, g.Ping):
+            await self.out.send(g.PONG)
+        elif isinstance(req, g.PlayNow):
+            if self.searching:
+                self.engine.stop()
+            else:
+                log.debug("cb: playnow while idle, ignored")
+        elif isinstance(req, g.GetMove):
+            await self.getmove(req)
+        elif isinstance(req, g.EngineCommand):
+            await self.enginecommand(req.text)
+
+    async def enginecommand(self, text: str) -> None:
+        try:
+            cmd = g.parse_engine_command(text)
+        except ProtocolError as exc:
+            await self.out.error(str(exc))
+            return
+        try:
+            code, reply = self.answer(cmd)
+        except (ProtocolError, SamuelError) as exc:
+            await self.out.error(str(exc))
+            return
+        await self.out.send(g.format_reply(code, reply))
+
+    # ---- enginecommand ----
+
+    def answer(self, cmd: g.EngineRequest) -> tuple[int, str]:
+        """(return value, reply) of enginecommand; SamuelError for bad FENs and moves."""
+        name = f"{self.settings.name} {engine_version()}"
+        if isinstance(cmd, g.NameCmd):
+            return 1, name
+        if isinstance(cmd, g.AboutCmd):
+            o = self.engine.options
+            return 1, (
+                f"{name}\nEnglish checkers engine after Arthur L. Samuel's 1959 program.\n"
+                f"evaluator {o.get('evaluator')}, search {o.get('mode')}, hash {o.get('hash')} MB\n"
+                "no opening book, no endgame database"
+            )
+        if isinstance(cmd, g.HelpCmd):
+            return 0, "?"  # no HTML help file ships with the engine
+        if isinstance(cmd, g.GetMovelistCmd):
+            return 1, self.movelist(cmd.fen)
+        if isinstance(cmd, g.SetGamehistCmd):
+            board = Board(cmd.fen)
+            for i, m in enumerate(cmd.moves, 1):
+                try:
+                    board.push_pdn(m)
+                except SamuelError as exc:
+                    raise ProtocolError(f"set gamehist, move {i}: {exc}") from None
+            self.history = board
+            return 1, f"gamehist {len(cmd.moves)} moves to {board.fen()}"
+        if isinstance(cmd, g.StaticEvalCmd):
+            return 1, self.static_evaluation(cmd.fen)
+        if isinstance(cmd, g.GetCmd):
+            return self.get(cmd.name)
+        if isinstance(cmd, g.SetCmd):
+            return self.set(cmd.name, cmd.value)
+        return 0, "?"
+
+    def movelist(self, fen: str) -> str:
+        try:
+            board = Board(fen)
+        except SamuelError:
+            # CheckerBoard probes with "get movelist B:W1:B": a White man on its own
+            # crowning row, which samuel's FEN reader refuses, but the side to move
+            # has no piece at all, so the answer it wants is clear.
+            if _side_to_move_has_no_pieces(fen):
+                return "movelist 0"
+            raise
+        return g.format_movelist(g.movelist_entries(board))
+
+    def static_evaluation(self, fen: str) -> str:
+        board = Board(fen)
+        evaluator = self.engine.options.evaluator
+        score = evaluator.evaluate(board)
+        side = "Black" if board.turn == BLACK else "White"
+        return f"static evaluation {score / 100:+.2f} for {side} (to move), evaluator {evaluator.name}"
+
+    def get(self, name: str) -> tuple[int, str]:
+        o = self.engine.options
+        if name == "protocolversion":
+            return 1, str(g.PROTOCOL_VERSION)
+        if name == "gametype":
+            return 1, str(g.GT_ENGLISH)
+        if name == "hashsize":
+            return 1, str(self.engine.searcher().hash_mb)
+        if name == "book":
+            return 1, "0"  # CB_BOOK_NONE: there is no opening book
+        if name == "searchthreads":
+            return 1, "1"
+        if name == "cpus":
+            return 1, str(os.cpu_count() or 1)
+        if name in SPECS:
+            return 1, o.get(name)
+        return 0, "?"
+
+    def set(self, name: str, value: str) -> tuple[int, str]:
+        if name == "gametype":
+            if value.strip() == str(g.GT_ENGLISH):
+                return 1, str(g.GT_ENGLISH)
+            return 0, f"samuel plays English checkers only (gametype {g.GT_ENGLISH}), not {value}"
+        if name in ("hashsize", "hash"):
+            return self._set_option("hash", value, f"hashsize stays {self.engine.options.get('hash')} MB")
+        if name in SPECS:
+            return self._set_option(name, value, f"{name} stays {self.engine.options.get(name)}")
+        if name == "book":
+            if value.strip() == "0":
+                return 1, "0"
+            return 0, "no opening book: book stays 0"
+        if name == "searchthreads":
+            if value.strip() == "1":
+                return 1, "1"
+            return 0, "samuel searches on one thread: searchthreads stays 1"
+        if name in ("check_wld_dir", "check_mtc_dir"):
+            return 1, f"samuel has no endgame database: nothing checked in {value}"
+        if name in _NO_DATABASE:
+            return 0, f"samuel has no endgame database: {name} not used"
+        if name in _NO_BOOK:
+            return 0, f"samuel has no opening book: {name} not used"
+        if name in _NO_MODE:
+            return 0, f"samuel has no {name} mode"
+        return 0, "?"
+
+    def _set_option(self, name: str, value: str, kept: str) -> tuple[int, str]:
+        token = value.split()[0] if value.split() else value
+        if SPECS[name].kind == "int":
+            try:
+                int(token)
+            except ValueError:
+                raise ProtocolError(f"set {name}: {value!r} is not a whole number") from None
+        try:
+            canonical = self.engine.set_option(name, token)
+        except (SamuelError, SearchBusyError) as exc:
+            return 0, f"{kept}: {exc}"
+        if name == "hash" and not self.searching:
+            canonical = str(self.engine.searcher().hash_mb)  # resize now, report the real size
+        return 1, canonical
+
+    # ---- getmove ----
+
+    async def getmove(self, req: g.GetMove) -> None:
+        if self.searching:
+            await self.out.error("getmove while a search is running; send playnow and wait for its move")
+            return
+        try:
+            board = Board(req.fen)
+            limit = req.limit()
+        except (SamuelError, ValueError) as exc:
+            await self.out.error(f"getmove: {exc}")
+            return
+        if self.history is not None and self.history == board:
+            board = self.history.copy()  # the game so far: repetitions count
+        else:
+            if self.history is not None:
+                log.debug("cb: gamehist leads to %s, not to getmove's %s", self.history.fen(), board.fen())
+        if not board.legal_moves:
+            await self.out.error(f"getmove: no legal moves in {board.fen()} (the side to move has lost)")
+            return
+        if req.reset:
+            self.engine.new_game()
+        self.search_task = asyncio.create_task(self._search(board, limit))
+
+    async def _search(self, board: Board, limit: Limit) -> None:
+        last = ""
+
+        def on_info(info: SearchInfo) -> None:
+            nonlocal last
+            last = _status_of(board, info)
+            self.out.line(g.format_status(last))
+
+        moves = board.legal_moves
+        score: Score | None = None
+        try:
+            if len(moves) == 1:
+                best = moves[0]  # nothing to think about: answer at once, as CheckerBoard engines do
+                last = f"forced move {g.move_text(best)}"
+                self.out.line(g.format_status(last))
+            else:
+                result = await self.engine.search(board, limit, on_info)
+                best = result.best if result.best is not None and board.is_legal(result.best) else moves[0]
+                score = result.info.score
+                if not last:
+                    last = _status_of(board, result.info)
+        except GameOverError as exc:
+            await self.out.error(f"getmove: {exc}")
+            return
+        except Exception as exc:
+            log.exception("cb: search of %s failed", board.fen())
+            await self.out.error(f"getmove: the search failed: {exc}")
+            return
+        after = board.copy()
+        after.push(best)
+        await self.out.send(g.format_move(g.move_text(best), _result(after, score), after.fen(), last))
+
+    async def close(self) -> None:
+        self.engine.stop()
+        if self.search_task is not None:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await asyncio.wait_for(asyncio.shield(self.search_task), 30)
+        await self.engine.close()
+
+
+def _status_of(board: Board, info: SearchInfo) -> str:
+    pv: list[str] = []
+    b = board.copy()
+    for m in info.pv:
+        if not b.is_legal(m):
+            break
+        pv.append(g.move_text(m))
+        b.push(m)
+    fields = g.StatusFields(info.depth, info.seldepth, str(info.score), info.time, info.nodes, info.nps,
+                            tuple(pv))
+    return g.status_text(fields)
+
+
+def _result(after: Board, score: Score | None) -> str:
+    """The getmove result for the side that just moved: proven by rules or by the search."""
+    outcome = after.outcome()
+    if outcome is not None:
+        if outcome.termination is Termination.NO_MOVES:
+            return "WIN"  # the opponent cannot move
+        return "DRAW"  # repetition or the 40-move rule
+    if score is not None and score.is_win:
+        return "WIN"
+    if score is not None and score.is_loss:
+        return "LOSS"
+    return "UNKNOWN"
+
+
+def _side_to_move_has_no_pieces(fen: str) -> bool:
+    fields = [f.strip() for f in fen.strip().strip('"').rstrip(".").split(":")]
+    if not fields or fields[0].upper() not in ("B", "W"):
+        return False
+    side = fields[0].upper()
+    groups = [f for f in fields[1:] if f and f[0].upper() == side]
+    return all(not f[1:].strip(", ") for f in groups)
+
+
+async def run_cb(reader: asyncio.StreamReader, writer: Writer, settings: ServerSettings) -> None:
+    """Serve one cb client until ``quit``, end of stream or the idle timeout."""
+    out = _Output(writer)
+    state = CbSession(out, settings)
+    read_task: asyncio.Task[bytes | None] | None = None
+    try:
+        while True:
+            if read_task is None:
+                read_task = asyncio.ensure_future(read_frame(reader, b"\n", settings.max_line))
+            if state.searching:
+                assert state.search_task is not None
+                await asyncio.wait({read_task, state.search_task}, return_when=asyncio.FIRST_COMPLETED)
+                if not read_task.done():
+                    continue  # the search ended: now the idle clock runs
+            else:
+                done, _ = await asyncio.wait({read_task}, timeout=settings.idle_timeout)
+                if not done:
+                    await out.error(f"idle for {settings.idle_timeout:g} s without a command; closing")
+                    return
+            task, read_task = read_task, None
+            try:
+                frame = task.result()
+            except LineTooLongError as exc:
+                await out.error(str(exc))
+                continue
+            except (ConnectionError, OSError) as exc:
+                log.info("cb: connection lost: %s", exc)
+                return
+            if frame is None:
+                # End of input acts as playnow then quit: a piped script still gets its move.
+                state.engine.stop()
+                if state.search_task is not None:
+                    with contextlib.suppress(Exception):
+                        await asyncio.shield(state.search_task)
+                return
+            try:
+                text = decode_text(frame)
+                if not text.strip():
+                    continue
+                req = g.parse_command(text)
+            except ProtocolError as exc:
+                await out.error(str(exc))
+                continue
+            if isinstance(req, g.Quit):
+                out.closed = True  # a search still running ends without a move line
+                return
+            await state.handle(req)
+            if out.closed:
+                return
+    finally:
+        if read_task is not None:
+            read_task.cancel()
+        await state.close()

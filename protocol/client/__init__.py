@@ -1,0 +1,42 @@
+"""Drive any engine that speaks Hub, cb or DXP, in the style of python-chess's ``chess.engine``.
+
+    engine = await popen_hub(["samuel", "hub"])
+    result = await engine.play(board, Limit(movetime=0.1))
+    await engine.quit()
+
+or, blocking: ``with SimpleEngine.connect_cb("127.0.0.1", 27532) as engine: ...``.
+Every move an engine returns is checked legal; misbehaviour raises a typed
+error (``EngineTerminatedError``, ``EngineTimeoutError``, ``IllegalEngineMoveError``,
+``EngineProtocolError``).
+"""
+
+from protocol.client.base import EngineProtocol, InfoDict, PlayResult, SimpleEngine
+from protocol.client.cb import CbEngine, connect_cb, popen_cb
+from protocol.client.dxp import DxpEngine, connect_dxp
+from protocol.client.errors import (
+    EngineError,
+    EngineProtocolError,
+    EngineTerminatedError,
+    EngineTimeoutError,
+    IllegalEngineMoveError,
+)
+from protocol.client.hub import HubEngine, popen_hub
+
+__all__ = [
+    "CbEngine",
+    "DxpEngine",
+    "EngineError",
+    "EngineProtocol",
+    "EngineProtocolError",
+    "EngineTerminatedError",
+    "EngineTimeoutError",
+    "HubEngine",
+    "IllegalEngineMoveError",
+    "InfoDict",
+    "PlayResult",
+    "SimpleEngine",
+    "connect_cb",
+    "connect_dxp",
+    "popen_cb",
+    "popen_hub",
+]

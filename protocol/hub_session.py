@@ -1,0 +1,291 @@
+"""The Hub dialect (Scan 3.x "Hub protocol version 2", adapted to English checkers).
+
+``run_hub`` reads lines from any stream (stdin or a TCP connection) and
+answers on a Writer.  One EngineSession does the searching in a thread, so
+``ping``, ``stop`` and ``ponder-hit`` are answered while it thinks.  Bad input
+is answered with ``error message="..."`` and the session carries on; every
+search started with ``go`` ends with exactly one ``done``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from engine.board import Board
+from engine.errors import SamuelError
+from engine.limits import Limit
+from engine.search import SearchInfo, SearchResult
+from protocol import hub_grammar as g
+from protocol.context import ENGINE_AUTHOR, ENGINE_COUNTRY, ServerSettings, Writer, engine_version
+from protocol.errors import LineTooLongError, ProtocolError
+from protocol.framing import decode_text, read_frame
+from protocol.options import ENGINE_OPTIONS
+from protocol.session import EngineSession
+
+log = logging.getLogger(__name__)
+
+DEFAULT_LEVEL = Limit(movetime=1.0)
+"""What ``go`` uses when no ``level`` was given."""
+
+VARIANTS = ("english",)
+_VARIANT_ALIASES = {"english": "english", "american": "english", "checkers": "english"}
+
+
+class _Quit(Exception):
+    """Raised by the ``quit`` handler to end the read loop."""
+
+
+class HubSession:
+    """The state of one Hub client: position, level, frame and the running search."""
+
+    def __init__(self, writer: Writer, settings: ServerSettings) -> None:
+        self.writer = writer
+        self.settings = settings
+        self.engine = EngineSession(settings.defaults)
+        self.frame = settings.hub_frame if settings.hub_frame in g.HUB_FRAMES else "auto"
+        self.board: Board | None = None
+        self.board_error = "no position: send pos first"
+        self.level: Limit | None = DEFAULT_LEVEL
+        self.level_error = ""
+        self.search_task: asyncio.Task[None] | None = None
+        self.search_mode = ""
+        self.handlers = {
+            "hub": self.on_hub,
+            "init": self.on_init,
+            "set-param": self.on_set_param,
+            "pos": self.on_pos,
+            "level": self.on_level,
+            "go": self.on_go,
+            "ponder-hit": self.on_ponder_hit,
+            "stop": self.on_stop,
+            "ping": self.on_ping,
+            "new-game": self.on_new_game,
+            "quit": self.on_quit,
+        }
+
+    # ---- output ----
+
+    def send(self, line: str) -> None:
+        log.debug("hub >> %s", line)
+        self.writer.write(line.encode("utf-8") + b"\n")
+
+    def error(self, message: str) -> None:
+        log.info("hub error: %s", message)
+        self.send(g.error_line(message))
+
+    @property
+    def searching(self) -> bool:
+        return self.search_task is not None and not self.search_task.done()
+
+    # ---- the loop ----
+
+    async def run(self, reader: asyncio.StreamReader) -> None:
+        try:
+            while True:
+                try:
+                    frame = await read_frame(reader, b"\n", self.settings.max_line)
+                except LineTooLongError as exc:
+                    self.error(str(exc))
+                    await self.writer.drain()
+                    continue
+                if frame is None:
+                    log.debug("hub: end of input, quitting")
+                    break
+                try:
+                    self.handle(decode_text(frame))
+                except _Quit:
+                    break
+                except ProtocolError as exc:
+                    self.error(str(exc))
+                await self.writer.drain()
+                # Buffered lines are read without yielding; let a search that `go` just created start
+                # (and create its stop event) before a following `stop` or `ponder-hit` is handled.
+                await asyncio.sleep(0)
+        finally:
+            await self.shutdown()
+
+    def handle(self, text: str) -> None:
+        log.debug("hub << %s", text)
+        try:
+            line = g.tokenize(text)
+        except ProtocolError as exc:
+            self.error(str(exc))
+            return
+        if line is None:
+            return
+        handler = self.handlers.get(line.command)
+        if handler is None:
+            log.debug("hub: ignoring unknown command %r", line.command)
+            return
+        try:
+            handler(line)
+        except _Quit:
+            raise
+        except (ProtocolError, SamuelError) as exc:
+            self.error(str(exc))
+
+    async def shutdown(self) -> None:
+        self._stop_search()
+        if self.search_task is not None:
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await self.search_task
+        await self.engine.close()
+
+    # ---- commands ----
+
+    def on_hub(self, line: g.HubLine) -> None:
+        self.send(g.format_line("id", [
+            ("name", self.settings.name), ("version", engine_version()),
+            ("author", ENGINE_AUTHOR), ("country", ENGINE_COUNTRY),
+        ], always_quote=["author"]))
+        self.send(g.format_line("param", [
+            ("name", "variant"), ("value", "english"), ("type", "enum"), ("values", " ".join(VARIANTS)),
+        ], always_quote=["values"]))
+        for spec in ENGINE_OPTIONS:
+            value = self.engine.options.get(spec.name)
+            args: list[tuple[str, object | None]] = [("name", spec.name), ("value", value)]
+            if spec.kind == "enum":
+                args += [("type", "enum"), ("values", " ".join(spec.choices))]
+            elif spec.kind == "int":
+                args.append(("type", "int"))
+                if spec.minimum is not None:
+                    args.append(("min", spec.minimum))
+                if spec.maximum is not None:
+                    args.append(("max", spec.maximum))
+            else:
+                args.append(("type", spec.kind))
+            self.send(g.format_line("param", args, always_quote=["values"]))
+        self.send(g.format_line("param", [
+            ("name", "frame"), ("value", self.frame), ("type", "enum"), ("values", " ".join(g.HUB_FRAMES)),
+        ], always_quote=["values"]))
+        self.send("wait")
+
+    def on_init(self, line: g.HubLine) -> None:
+        if not self.searching:
+            self.engine.searcher()  # allocate the hash table now, not on the first move
+        self.send("ready")
+
+    def on_set_param(self, line: g.HubLine) -> None:
+        name = line.require("name").strip().lower()
+        value = line.require("value")
+        if name == "variant":
+            v = _VARIANT_ALIASES.get(value.strip().lower())
+            if v is None:
+                raise ProtocolError(f"set-param: variant {value!r} is not supported; this engine plays "
+                                    f"{', '.join(VARIANTS)}")
+            return
+        if name == "frame":
+            f = value.strip().lower()
+            if f not in g.HUB_FRAMES:
+                raise ProtocolError(f"set-param: frame {value!r} is not one of {', '.join(g.HUB_FRAMES)}")
+            self.frame = f
+            return
+        self.engine.set_option(name, value)
+
+    def on_pos(self, line: g.HubLine) -> None:
+        self.board = None
+        try:
+            # Scan's `pos start` flag means the start position.
+            pos = g.LITERAL_START if line.has("start") and not line.has("pos") else line.require("pos")
+            board, used = g.read_position(pos, line.value("moves"), self.frame)
+        except ProtocolError as exc:
+            self.board_error = f"no valid position: the last pos was rejected ({exc})"
+            raise
+        log.debug("hub: position %s (frame %s, %d moves)", board.fen(), used, len(board.move_stack))
+        self.board = board
+
+    def on_level(self, line: g.HubLine) -> None:
+        try:
+            self.level = g.parse_level(line)
+        except ProtocolError as exc:
+            self.level = None
+            self.level_error = f"no valid level: the last level was rejected ({exc})"
+            raise
+
+    def on_go(self, line: g.HubLine) -> None:
+        modes = [m for m in ("think", "ponder", "analyze", "analyse") if line.has(m)]
+        if len(modes) > 1:
+            raise ProtocolError(f"go: choose one of think, ponder, analyze (got {' '.join(modes)})")
+        mode = {"analyse": "analyze"}.get(modes[0], modes[0]) if modes else "think"
+        if self.searching:
+            raise ProtocolError("go: a search is already running; send stop and wait for done")
+        if self.board is None:
+            raise ProtocolError(f"go: {self.board_error}")
+        if self.level is None:
+            raise ProtocolError(f"go: {self.level_error}")
+        board = self.board
+        if not board.legal_moves:
+            raise ProtocolError(f"go: the position is terminal, the side to move has no legal move "
+                                f"({board.fen()})")
+        level = self.level
+        if mode == "think":
+            limit = level
+        else:
+            # Pondering and analysis ignore the clock; depth, nodes and move-time still bound them.
+            limit = Limit(depth=level.depth, nodes=level.nodes,
+                          movetime=level.movetime if mode == "analyze" else None)
+        self.search_mode = mode
+        self.search_task = asyncio.ensure_future(self._search(board, limit, level))
+
+    async def _search(self, board: Board, limit: Limit, level: Limit) -> None:
+        def on_info(info: SearchInfo) -> None:
+            self.send(g.format_info(board, info))
+
+        result: SearchResult | None = None
+        try:
+            result = await self.engine.search(board, limit, on_info)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the client still gets its done
+            log.warning("hub: search failed: %s", exc)
+            self.error(f"search failed: {exc}")
+        best = result.best if result is not None else None
+        if best is None or not board.is_legal(best):
+            best = board.legal_moves[0]
+            ponder = None
+        else:
+            assert result is not None
+            ponder = result.ponder
+        self.search_mode = ""
+        self.send(g.format_done(board, best, ponder))
+        with contextlib.suppress(ConnectionError, OSError):
+            await self.writer.drain()
+
+    def on_ponder_hit(self, line: g.HubLine) -> None:
+        if not self.searching or self.search_mode != "ponder":
+            log.debug("hub: ponder-hit while not pondering, ignored")
+            return
+        self.search_mode = "think"
+        level = self.level or DEFAULT_LEVEL
+        if level.time is None and level.movetime is None:
+            return  # depth/nodes bound the search already; infinite goes on until stop
+        self.engine.stop_after(level)
+
+    def on_stop(self, line: g.HubLine) -> None:
+        if not self.searching:
+            log.debug("hub: stop while idle, ignored")
+            return
+        self._stop_search()
+
+    def _stop_search(self) -> None:
+        # EngineSession.stop repeats itself until the search has really ended.
+        self.engine.stop()
+
+    def on_ping(self, line: g.HubLine) -> None:
+        self.send("pong")
+
+    def on_new_game(self, line: g.HubLine) -> None:
+        if self.searching:
+            raise ProtocolError("new-game: a search is running; send stop first")
+        self.engine.new_game()
+
+    def on_quit(self, line: g.HubLine) -> None:
+        raise _Quit
+
+
+async def run_hub(reader: asyncio.StreamReader, writer: Writer, settings: ServerSettings) -> None:
+    """Serve one Hub client until ``quit`` or the end of its input."""
+    session = HubSession(writer, settings)
+    await session.run(reader)

@@ -1,0 +1,148 @@
+"""The long-running server: DXP, cb (and optionally Hub) over TCP, one process.
+
+Each connection is its own session with its own game, options and clock;
+searches run in threads, so many games go on at once (Samuel's 704 played six
+to eight).  A connection that misbehaves is answered, and at worst closed: an
+exception in one session is logged and never reaches the others.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from protocol.context import ServerSettings, Writer
+from protocol.framing import stream_limit
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[asyncio.StreamReader, Writer, ServerSettings], Awaitable[None]]
+
+DXP_MAX_MESSAGE = 127
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    dialect: str
+    host: str
+    port: int
+
+
+def _handlers() -> dict[str, Handler]:
+    # Imported here so a broken dialect module names itself in the error at start-up.
+    from protocol.cb_session import run_cb
+    from protocol.dxp_session import serve_dxp
+    from protocol.hub_session import run_hub
+
+    return {"dxp": serve_dxp, "cb": run_cb, "hub": run_hub}
+
+
+def _refusal(dialect: str, text: str) -> bytes:
+    """A 'go away' in the dialect's own words, so the client can show it."""
+    if dialect == "dxp":
+        return ("C" + text)[:DXP_MAX_MESSAGE].encode("ascii", "replace") + b"\0"
+    return f'error message="{text}"\n'.encode()
+
+
+class Server:
+    """Listens on one port per enabled dialect; ``ports`` tells where (after ``start``)."""
+
+    def __init__(self, settings: ServerSettings, *, hub_port: int | None = None,
+                 dxp: bool = True, cb: bool = True) -> None:
+        self.settings = settings
+        self._wanted: dict[str, int] = {}
+        if dxp:
+            self._wanted["dxp"] = settings.dxp_port
+        if cb:
+            self._wanted["cb"] = settings.cb_port
+        if hub_port is not None:
+            self._wanted["hub"] = hub_port
+        self._servers: list[asyncio.base_events.Server] = []
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.endpoints: list[Endpoint] = []
+        self.sessions_served = 0
+        self.sessions_refused = 0
+        self._handlers = _handlers()
+
+    @property
+    def active_sessions(self) -> int:
+        return len(self._tasks)
+
+    @property
+    def ports(self) -> dict[str, int]:
+        return {e.dialect: e.port for e in self.endpoints}
+
+    async def start(self) -> None:
+        for dialect, port in self._wanted.items():
+            limit = stream_limit(DXP_MAX_MESSAGE if dialect == "dxp" else self.settings.max_line)
+            try:
+                srv = await asyncio.start_server(
+                    lambda r, w, d=dialect: self._connection(d, r, w),
+                    self.settings.host, port, limit=limit, reuse_address=True,
+                )
+            except OSError as exc:
+                await self.close()
+                raise OSError(
+                    exc.errno, f"cannot listen for {dialect} on {self.settings.host}:{port}: {exc.strerror}"
+                ) from None
+            self._servers.append(srv)
+            for sock in srv.sockets:
+                host, real_port = sock.getsockname()[:2]
+                self.endpoints.append(Endpoint(dialect, host, real_port))
+                log.info("listening for %s on %s:%d", dialect, host, real_port)
+
+    async def _connection(self, dialect: str, reader: asyncio.StreamReader,
+                          writer: asyncio.StreamWriter) -> None:
+        peer = writer.get_extra_info("peername")
+        task = asyncio.current_task()
+        if len(self._tasks) >= self.settings.max_sessions:
+            self.sessions_refused += 1
+            log.warning("refusing %s client %s: %d sessions already", dialect, peer, len(self._tasks))
+            with contextlib.suppress(Exception):
+                text = f"server full: {self.settings.max_sessions} sessions, try later"
+                writer.write(_refusal(dialect, text))
+                await writer.drain()
+            await self._close_writer(writer)
+            return
+        assert task is not None
+        self._tasks.add(task)
+        self.sessions_served += 1
+        log.info("%s session from %s (%d active)", dialect, peer, len(self._tasks))
+        try:
+            await self._handlers[dialect](reader, writer, self.settings)
+        except asyncio.CancelledError:
+            log.info("%s session from %s cancelled by shutdown", dialect, peer)
+        except (ConnectionError, OSError) as exc:
+            log.info("%s client %s went away: %s", dialect, peer, exc)
+        except Exception:
+            # A bug in one session must not take the server down: log it with its trace.
+            log.exception("%s session from %s failed", dialect, peer)
+        finally:
+            self._tasks.discard(task)
+            await self._close_writer(writer)
+            log.info("%s session from %s closed (%d active)", dialect, peer, len(self._tasks))
+
+    @staticmethod
+    async def _close_writer(writer: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(Exception):
+            writer.close()
+            await asyncio.wait_for(writer.wait_closed(), 5)
+
+    async def serve_forever(self) -> None:
+        await asyncio.gather(*(s.serve_forever() for s in self._servers))
+
+    async def close(self) -> None:
+        """Stop listening, end every session (their searches are stopped) and wait for them."""
+        for s in self._servers:
+            s.close()
+        for t in list(self._tasks):
+            t.cancel()
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=10)
+        for s in self._servers:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(s.wait_closed(), 5)
+        self._servers.clear()

@@ -1,0 +1,176 @@
+"""samuel dxp: DamExchange on its own.
+
+    samuel dxp serve [--host 127.0.0.1] [--port 27531] [--frame literal|pydraughts]
+    samuel dxp connect HOST [--port 27531] [--games N] [--minutes M | --movetime S] [--pdn OUT.pdn]
+
+``serve`` is a DXP-only follower server (``samuel serve`` runs DXP next to the
+other dialects).  ``connect`` makes samuel the initiator against another DXP
+engine already listening: one line per finished game, then the score.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from engine.evaluators import BUILTIN
+from engine.fen import START_FEN
+from engine.limits import Limit
+from protocol.context import DXP_PORT, ServerSettings
+from protocol.frames import FRAMES
+from protocol.framing import stream_limit
+from protocol.session import SessionDefaults
+from samuel.commands.analyse import positive_float, positive_int
+
+log = logging.getLogger("samuel.dxp")
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"port must be 0..65535, got {value}")
+    return value
+
+
+def _minutes(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected whole minutes, got {text!r}") from None
+    if not 0 <= value <= 999:
+        raise argparse.ArgumentTypeError(f"DXP carries 0..999 minutes, got {value}")
+    return value
+
+
+def _engine_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--evaluator", default="default", choices=sorted(BUILTIN),
+                   help="evaluator (default: %(default)s)")
+    p.add_argument("--hash", type=positive_int, default=16, metavar="MB",
+                   help="transposition table size in MB (default: %(default)s)")
+    p.add_argument("--frame", default="literal", choices=FRAMES,
+                   help="layout of GAMEREQ positions: literal (squares 1..32 in order) or pydraughts "
+                        "(its rotated, colour-swapped frame) (default: %(default)s)")
+    p.add_argument("--log-level", default="warning", choices=("debug", "info", "warning", "error"),
+                   help="log level on stderr (default: %(default)s)")
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("dxp", help="DamExchange (DXP): serve as follower, or play another DXP engine",
+                       description="DamExchange protocol, 8x8 English adaptation "
+                                   "(see docs/protocols/dxp.md).")
+    dsub = p.add_subparsers(dest="dxp_command", metavar="ACTION")
+
+    s = dsub.add_parser("serve", help="listen for DXP initiators (e.g. pydraughts' DXPEngine)",
+                        description="A DXP-only follower server: each connection gets its own engine.")
+    s.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
+    s.add_argument("--port", type=_port, default=DXP_PORT, help="port (default: %(default)s)")
+    s.add_argument("--movetime", type=positive_float, default=1.0, metavar="S",
+                   help="seconds per move when a GAMEREQ gives no time (default: %(default)s)")
+    _engine_arguments(s)
+    s.set_defaults(func=run_serve)
+
+    c = dsub.add_parser("connect", help="play games against a DXP engine listening at HOST",
+                        description="Play as the DXP initiator against another engine (the follower), "
+                                    "alternating colours; print each result and the final score.")
+    c.add_argument("host", metavar="HOST")
+    c.add_argument("--port", type=_port, default=DXP_PORT, help="port (default: %(default)s)")
+    c.add_argument("--games", type=positive_int, default=2, metavar="N", help="games (default: %(default)s)")
+    t = c.add_mutually_exclusive_group()
+    t.add_argument("--minutes", type=_minutes, metavar="M",
+                   help="thinking time per side and game, sent in GAMEREQ (default: 5)")
+    t.add_argument("--movetime", type=positive_float, metavar="S",
+                   help="our seconds per move; GAMEREQ then says 000 minutes")
+    c.add_argument("--openings", metavar="FILE",
+                   help="start positions, one FEN a line; each is played with both colours")
+    c.add_argument("--max-plies", type=positive_int, default=400, metavar="N",
+                   help="stop a game unfinished after N plies (default: %(default)s)")
+    c.add_argument("--pdn", metavar="OUT.pdn", help="write the games to this PDN file")
+    _engine_arguments(c)
+    c.set_defaults(func=run_connect)
+    p.set_defaults(func=lambda args: _usage(p))
+
+
+def _usage(p: argparse.ArgumentParser) -> int:
+    p.print_help(sys.stderr)
+    return 2
+
+
+def _logging(level: str) -> None:
+    logging.basicConfig(level=getattr(logging, level.upper()), stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+def _defaults(args: argparse.Namespace) -> SessionDefaults:
+    return SessionDefaults(evaluator=args.evaluator, hash_mb=args.hash)
+
+
+# ---- serve ----
+
+
+async def serve(settings: ServerSettings, out: TextIO) -> None:
+    from protocol.dxp_session import serve_dxp
+
+    srv = await asyncio.start_server(
+        lambda r, w: serve_dxp(r, w, settings), settings.host, settings.dxp_port,
+        limit=stream_limit(127), reuse_address=True,
+    )
+    for sock in srv.sockets:
+        host, port = sock.getsockname()[:2]
+        print(f"dxp: listening on {host}:{port}", file=out, flush=True)
+    async with srv:
+        await srv.serve_forever()
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    _logging(args.log_level)
+    settings = ServerSettings(host=args.host, dxp_port=args.port, dxp_frame=args.frame,
+                              dxp_movetime=args.movetime, defaults=_defaults(args))
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve(settings, sys.stdout))
+    return 0
+
+
+# ---- connect ----
+
+
+def read_openings(path: str) -> list[str]:
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    return [ln.strip() for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
+
+
+def run_connect(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    from protocol.dxp_match import GameRecord, play_dxp_games
+
+    stream = out if out is not None else sys.stdout
+    _logging(args.log_level)
+    openings = read_openings(args.openings) if args.openings else [START_FEN]
+    if args.movetime is not None:
+        minutes, limit = 0, Limit(movetime=args.movetime)
+    else:
+        minutes, limit = (5 if args.minutes is None else args.minutes), None
+
+    def on_game(rec: GameRecord) -> None:
+        side = "black" if rec.our_color == 0 else "white"
+        print(f"game {rec.number}: samuel ({side}) vs {rec.opponent}: {rec.result} "
+              f"({rec.termination or 'unfinished'}, {len(rec.moves)} plies)", file=stream, flush=True)
+
+    records = asyncio.run(play_dxp_games(
+        args.host, args.port, games=args.games, openings=openings, defaults=_defaults(args),
+        limit=limit, minutes=minutes, frame=args.frame, max_plies=args.max_plies, on_game=on_game,
+    ))
+    ours = sum(r.our_score or 0.0 for r in records)
+    finished = sum(1 for r in records if r.our_score is not None)
+    opponent = records[0].opponent if records else args.host
+    print(f"score: samuel {ours:g} - {finished - ours:g} {opponent} ({len(records)} games)",
+          file=stream, flush=True)
+    if args.pdn:
+        Path(args.pdn).write_text("\n".join(r.pdn() for r in records), encoding="utf-8")
+    return 0

@@ -1,0 +1,143 @@
+"""samuel serve: the engine server, DXP and cb over TCP (Hub optional), until stopped.
+
+    samuel serve                          # DXP on 127.0.0.1:27531, cb on 127.0.0.1:27532
+    samuel serve --host 0.0.0.0 --dxp-port 27531 --cb-port 27532 --hub-port 27533
+
+Logs go to stderr (or ``--log FILE``), never to a client.  SIGINT/SIGTERM stop
+it cleanly: running searches are stopped and connections closed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import signal
+import sys
+from pathlib import Path
+
+from engine.evaluators import BUILTIN
+from protocol.context import CB_PORT, DXP_PORT, ServerSettings
+from protocol.options import BACKENDS, MODES
+from protocol.session import SessionDefaults
+from samuel.commands.analyse import positive_float, positive_int
+
+log = logging.getLogger("samuel.serve")
+
+
+def port_number(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"port must be 0..65535 (0 = any free port), got {value}")
+    return value
+
+
+def configure_logging(path: str | None, level: str) -> None:
+    """Log to ``path`` (appending) or stderr; never to a protocol stream."""
+    handler: logging.Handler = (
+        logging.FileHandler(path, encoding="utf-8") if path else logging.StreamHandler(sys.stderr)
+    )
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(getattr(logging, level.upper()))
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "serve",
+        help="run the engine server (DXP and cb over TCP) until stopped",
+        description="Run the long-running engine server: DXP on one port, the cb protocol on another, "
+                    "every connection its own game.  Listens on loopback unless --host says otherwise.",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
+    p.add_argument("--dxp-port", type=port_number, default=DXP_PORT, metavar="PORT",
+                   help="DXP port (default: %(default)s)")
+    p.add_argument("--cb-port", type=port_number, default=CB_PORT, metavar="PORT",
+                   help="cb protocol port (default: %(default)s)")
+    p.add_argument("--hub-port", type=port_number, default=None, metavar="PORT",
+                   help="also serve the Hub protocol over TCP on PORT (default: off)")
+    p.add_argument("--no-dxp", action="store_true", help="do not serve DXP")
+    p.add_argument("--no-cb", action="store_true", help="do not serve the cb protocol")
+    p.add_argument("--eval", "--evaluator", dest="eval", default="default", choices=sorted(BUILTIN),
+                   help="evaluator of new sessions (default: %(default)s)")
+    p.add_argument("--mode", default="pvs", choices=MODES, help="search mode (default: %(default)s)")
+    p.add_argument("--hash", type=positive_int, default=16, metavar="MB",
+                   help="transposition table per session, MB (default: %(default)s)")
+    p.add_argument("--backend", default="modern", choices=BACKENDS, help="engine backend (default: modern)")
+    p.add_argument("--max-sessions", type=positive_int, default=64, metavar="N",
+                   help="connections served at once; more are refused (default: %(default)s)")
+    p.add_argument("--max-line", type=positive_int, default=4096, metavar="BYTES",
+                   help="longest accepted line (default: %(default)s)")
+    p.add_argument("--idle-timeout", type=positive_float, default=900.0, metavar="S",
+                   help="close a client silent this long while idle (default: %(default)s)")
+    p.add_argument("--dxp-frame", default="literal", choices=("literal", "pydraughts"),
+                   help="how DXP GAMEREQ positions are read (default: %(default)s; pydraughts for its "
+                        "rotated custom-position frame)")
+    p.add_argument("--dxp-movetime", type=positive_float, default=1.0, metavar="S",
+                   help="seconds per move when a DXP game request gives no time (default: %(default)s)")
+    p.add_argument("--log", metavar="FILE", help="log to FILE instead of stderr")
+    p.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
+    p.add_argument("--port-file", metavar="FILE",
+                   help="once listening, write the ports as JSON to FILE (useful with port 0)")
+    p.set_defaults(func=run)
+
+
+def settings_from(args: argparse.Namespace) -> ServerSettings:
+    return ServerSettings(
+        host=args.host,
+        dxp_port=args.dxp_port,
+        cb_port=args.cb_port,
+        max_sessions=args.max_sessions,
+        max_line=args.max_line,
+        idle_timeout=args.idle_timeout,
+        defaults=SessionDefaults(evaluator=args.eval, mode=args.mode, hash_mb=args.hash,
+                                 backend=args.backend),
+        dxp_frame=args.dxp_frame,
+        dxp_movetime=args.dxp_movetime,
+    )
+
+
+async def serve(args: argparse.Namespace) -> int:
+    from protocol.server import Server
+
+    server = Server(settings_from(args), hub_port=args.hub_port, dxp=not args.no_dxp, cb=not args.no_cb)
+    await server.start()
+    if args.port_file:
+        tmp = Path(args.port_file + ".tmp")
+        tmp.write_text(json.dumps({"host": args.host, **server.ports, "pid": os.getpid()}))
+        tmp.replace(args.port_file)  # atomic: a reader never sees half a file
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stopping.set)
+    forever = asyncio.ensure_future(server.serve_forever())
+    stop_wait = asyncio.ensure_future(stopping.wait())
+    await asyncio.wait({forever, stop_wait}, return_when=asyncio.FIRST_COMPLETED)
+    log.info("shutting down (%d active sessions)", server.active_sessions)
+    await server.close()
+    for t in (forever, stop_wait):
+        t.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await t
+    log.info("stopped after %d sessions", server.sessions_served)
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.no_dxp and args.no_cb and args.hub_port is None:
+        print("samuel serve: error: nothing to serve (--no-dxp, --no-cb and no --hub-port)", file=sys.stderr)
+        return 2
+    configure_logging(args.log, args.log_level)
+    try:
+        return asyncio.run(serve(args))
+    except OSError as exc:
+        print(f"samuel serve: error: {exc.strerror or exc}", file=sys.stderr)
+        return 2

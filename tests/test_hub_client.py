@@ -1,0 +1,194 @@
+"""Our HubEngine client against ``samuel hub``, and against fake engines that misbehave."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import textwrap
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.board import Board
+from engine.errors import GameOverError
+from engine.limits import Limit
+from engine.move import Move
+
+try:
+    from protocol.client.errors import (
+        EngineProtocolError,
+        EngineTerminatedError,
+        EngineTimeoutError,
+        IllegalEngineMoveError,
+    )
+    from protocol.client.hub import HubEngine, popen_hub
+except ModuleNotFoundError as exc:  # the package __init__ also imports the other dialects' clients
+    if exc.name and exc.name.startswith("protocol.client."):
+        pytest.skip(f"protocol.client is incomplete: {exc}", allow_module_level=True)
+    raise
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMUEL = [sys.executable, "-m", "samuel.cli", "hub"]
+
+
+def run(fn: Callable[[], Awaitable[None]]) -> None:
+    asyncio.run(asyncio.wait_for(fn(), 120))  # type: ignore[arg-type]
+
+
+async def samuel(**kwargs: Any) -> HubEngine:
+    return await popen_hub(SAMUEL, cwd=str(ROOT), **kwargs)
+
+
+def test_handshake_and_a_whole_game_both_sides() -> None:
+    async def main() -> None:
+        engine = await samuel()
+        try:
+            assert engine.id["name"] == "samuel"
+            assert engine.params["variant"]["values"] == "english"
+            assert set(engine.params) >= {"evaluator", "mode", "hash", "backend", "frame"}
+            await engine.ping()
+            await engine.new_game()
+            board = Board()
+            while board.outcome() is None and len(board.move_stack) < 150:
+                result = await engine.play(board, Limit(movetime=0.02))
+                assert board.is_legal(result.move)
+                board.push(result.move)
+            assert board.move_stack
+        finally:
+            await engine.quit()
+        assert engine.returncode == 0
+
+    run(main)
+
+
+def test_analyse_streams_info() -> None:
+    async def main() -> None:
+        engine = await samuel()
+        try:
+            board = Board()
+            board.push_many(["11-15", "23-19"])
+            seen: list[dict[str, Any]] = []
+            info = await engine.analyse(board, Limit(depth=6), on_info=seen.append)
+            assert [i["depth"] for i in seen] == list(range(1, 7))
+            for i in seen:
+                assert isinstance(i["score"], float)
+                assert i["pv"] and all(isinstance(m, Move) for m in i["pv"])
+                b = board.copy()
+                for m in i["pv"]:
+                    b.push(m)  # the PV replays legally
+            assert info["depth"] == 6 and board.is_legal(info["move"])
+        finally:
+            await engine.quit()
+
+    run(main)
+
+
+def test_configure_options_and_rejections() -> None:
+    async def main() -> None:
+        engine = await samuel()
+        try:
+            await engine.configure({"hash": 8, "mode": "samuel", "evaluator": "material", "frame": "literal"})
+            result = await engine.play(Board(), Limit(depth=3))
+            assert Board().is_legal(result.move)
+            with pytest.raises(EngineProtocolError, match="not an integer"):
+                await engine.configure({"hash": "lots"})
+            await engine.ping()
+            with pytest.raises(GameOverError):  # checked before asking the engine
+                await engine.analyse(Board("B:W5,6,10:B1"), Limit(depth=2))
+        except Exception:
+            await engine.quit()
+            raise
+        await engine.ping()
+        await engine.quit()
+
+    run(main)
+
+
+def test_pondering_hits_and_misses() -> None:
+    async def main() -> None:
+        engine = await samuel()
+        try:
+            board = Board()
+            for ply in range(8):
+                result = await engine.play(board, Limit(movetime=0.03), ponder=True)
+                board.push(result.move)
+                if board.outcome() is not None:
+                    break
+                # Alternate: reply with the expected move (a ponder hit) or another one (a miss).
+                reply = result.ponder if ply % 2 == 0 and result.ponder else board.legal_moves[-1]
+                board.push(reply)
+                if board.outcome() is not None:
+                    break
+        finally:
+            await engine.quit()
+
+    run(main)
+
+
+def test_sync_wrapper() -> None:
+    from protocol.client.base import SimpleEngine
+
+    with SimpleEngine.popen_hub(SAMUEL, cwd=str(ROOT)) as engine:
+        assert engine.play(Board(), Limit(nodes=500)).move in Board().legal_moves
+
+
+# ---- fake engines
+
+
+FAKE = '''
+import sys
+mode = sys.argv[1]
+def out(s):
+    sys.stdout.write(s + "\\n"); sys.stdout.flush()
+for line in sys.stdin:
+    cmd = line.split()[0] if line.split() else ""
+    if cmd == "hub":
+        out("id name=fake version=1"); out("param name=variant value=english type=enum values=english")
+        out("wait")
+    elif cmd == "init":
+        out("ready")
+    elif cmd == "ping":
+        out("pong")
+    elif cmd == "go":
+        if mode == "crash":
+            sys.exit(3)
+        if mode == "illegal":
+            out("info depth=1 score=0.00 pv=\\"1-32\\"")
+            out("done move=1-32")
+        if mode == "error":
+            out("error message=\\"cannot think today\\"")
+        # "hang": say nothing, ever
+    elif cmd == "quit" and mode != "hang":
+        break
+'''
+
+
+async def fake(tmp_path: Path, mode: str) -> HubEngine:
+    script = tmp_path / "fake_hub.py"
+    script.write_text(textwrap.dedent(FAKE))
+    engine = await popen_hub([sys.executable, str(script), mode], grace=0.5)
+    assert engine.name == "fake"
+    return engine
+
+
+@pytest.mark.parametrize("mode, error", [
+    ("crash", EngineTerminatedError),
+    ("illegal", IllegalEngineMoveError),
+    ("hang", EngineTimeoutError),
+    ("error", EngineProtocolError),
+])
+def test_misbehaving_engines_raise_typed_errors(tmp_path: Path, mode: str, error: type[Exception]) -> None:
+    async def main() -> None:
+        engine = await fake(tmp_path, mode)
+        try:
+            board = Board()
+            board.push_pdn("11-15")
+            with pytest.raises(error):
+                await engine.play(board, Limit(movetime=0.05))
+        finally:
+            await engine.quit()
+        assert engine.channel.process is not None and engine.channel.process.returncode is not None
+
+    run(main)
