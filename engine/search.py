@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -149,8 +150,15 @@ class Searcher:
         *,
         on_info: Callable[[SearchInfo], None] | None = None,
         stop: threading.Event | None = None,
+        info_interval: float = 0.0,
     ) -> SearchResult:
-        """Search ``board`` within ``limit``; raises GameOverError when there is no move."""
+        """Search ``board`` within ``limit``; raises GameOverError when there is no move.
+
+        ``info_interval`` (seconds) thins the ``on_info`` reports: an iteration that
+        completes sooner than that after the last report is skipped before any
+        Python object is built, so many concurrent searches stay cheap.  The final
+        information is always in the result.
+        """
         board.require_moves()
         soft, hard = timeman.budgets(limit)
         lim = core.CoreLimits(
@@ -162,7 +170,18 @@ class Searcher:
             samuel_breaks=self.samuel_breaks,
             driver=core.DRIVER_MTDF if self.mtdf else core.DRIVER_PVS,
         )
-        cb = (lambda ci: on_info(_to_info(ci))) if on_info else None
+        cb: Callable[[core.CoreInfo], None] | None = None
+        if on_info is not None and info_interval > 0:
+            last = [-info_interval]
+
+            def cb(ci: core.CoreInfo) -> None:
+                now = time.monotonic()
+                if now - last[0] >= info_interval:
+                    last[0] = now
+                    on_info(_to_info(ci))
+        elif on_info is not None:
+            def cb(ci: core.CoreInfo) -> None:
+                on_info(_to_info(ci))
         watcher = None
         done = threading.Event()
         if stop is not None:

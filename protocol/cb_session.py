@@ -30,6 +30,10 @@ log = logging.getLogger(__name__)
 # Commands CheckerBoard 1.77 may send about features samuel lacks.  A ``get`` answers
 # the API's "not supported" (return 0, reply "?"), which greys the control out in
 # CheckerBoard's options dialog; a ``set`` says what is missing.
+STATUS_INTERVAL = 0.1
+"""Seconds between status lines: CheckerBoard refreshes its status bar every 0.1 s,
+and a line per fast early iteration would cost every concurrent session."""
+
 _NO_DATABASE = ("dbpath", "dbmbytes", "enable_wld", "max_dbpieces", "enable_mtc", "mtcpath")
 _NO_BOOK = ("bookfile",)
 _NO_MODE = ("allscores", "solve")
@@ -78,6 +82,7 @@ class CbSession:
         self.settings = settings
         self.engine = EngineSession(settings.defaults)
         self.history: Board | None = None
+        self._history_key: tuple[str, tuple[str, ...]] | None = None
         self.search_task: asyncio.Task[None] | None = None
 
     @property
@@ -131,13 +136,14 @@ class CbSession:
         if isinstance(cmd, g.GetMovelistCmd):
             return 1, self.movelist(cmd.fen)
         if isinstance(cmd, g.SetGamehistCmd):
-            board = Board(cmd.fen)
-            for i, m in enumerate(cmd.moves, 1):
+            board, done = self._history_prefix(cmd.fen, cmd.moves)
+            for i, m in enumerate(cmd.moves[done:], done + 1):
                 try:
                     board.push_pdn(m)
                 except SamuelError as exc:
                     raise ProtocolError(f"set gamehist, move {i}: {exc}") from None
             self.history = board
+            self._history_key = (cmd.fen, tuple(cmd.moves))
             return 1, f"gamehist {len(cmd.moves)} moves to {board.fen()}"
         if isinstance(cmd, g.StaticEvalCmd):
             return 1, self.static_evaluation(cmd.fen)
@@ -250,6 +256,21 @@ class CbSession:
             self.engine.new_game()
         self.search_task = asyncio.create_task(self._search(board, limit))
 
+    def _history_prefix(self, fen: str, moves: tuple[str, ...] | list[str]) -> tuple[Board, int]:
+        """A board to continue from, and how many of ``moves`` it already holds.
+
+        Clients resend the whole game before every getmove; replaying it costs
+        tens of microseconds a move, which adds up over many concurrent games,
+        so a history that extends the previous one only plays the new moves.
+        """
+        key = self._history_key
+        if (
+            key is not None and self.history is not None and key[0] == fen
+            and len(moves) >= len(key[1]) and tuple(moves[: len(key[1])]) == key[1]
+        ):
+            return self.history.copy(), len(key[1])
+        return Board(fen), 0
+
     async def _search(self, board: Board, limit: Limit) -> None:
         last = ""
 
@@ -266,7 +287,7 @@ class CbSession:
                 last = f"forced move {g.move_text(best)}"
                 self.out.line(g.format_status(last))
             else:
-                result = await self.engine.search(board, limit, on_info)
+                result = await self.engine.search(board, limit, on_info, info_interval=STATUS_INTERVAL)
                 best = result.best if result.best is not None and board.is_legal(result.best) else moves[0]
                 score = result.info.score
                 if not last:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Protocol
@@ -19,6 +20,7 @@ CB_PORT = 27532
 """The cb protocol's port: the one after DXP's."""
 
 
+@functools.cache
 def engine_version() -> str:
     try:
         return metadata.version("samuel")

@@ -280,6 +280,13 @@ class DxpFollower:
         return Limit(time=max(0.0, game.clock), moves_to_go=mtg)
 
     async def _think(self, generation: int) -> None:
+        try:
+            await self._think_and_move(generation)
+        except (ConnectionError, OSError) as exc:
+            # The reader sees the end of the stream too; a task must not die with an unread error.
+            log.info("dxp: cannot send our move: %s", exc)
+
+    async def _think_and_move(self, generation: int) -> None:
         game = self.game
         assert game is not None
         reason = end_reason(game.board)
@@ -296,6 +303,9 @@ class DxpFollower:
             result = await self.session.search(game.board, self._limit(game))
         except SamuelError as exc:
             log.warning("dxp: search failed: %s", exc)
+            if generation == self._generation:
+                self._think_task = None  # _abort must not wait for this very task
+                await self._abort(f"error: the engine could not move: {exc}")
             return
         if generation != self._generation or self.game is not game:
             return  # the game ended or was rewound meanwhile

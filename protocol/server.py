@@ -15,13 +15,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from protocol.context import ServerSettings, Writer
+from protocol.dxp_grammar import MAX_MESSAGE as DXP_MAX_MESSAGE
 from protocol.framing import stream_limit
 
 log = logging.getLogger(__name__)
 
 Handler = Callable[[asyncio.StreamReader, Writer, ServerSettings], Awaitable[None]]
 
-DXP_MAX_MESSAGE = 127
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import queue
 import sys
 import threading
 from collections.abc import Callable
@@ -52,6 +53,45 @@ def _lower_priority() -> None:
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), SEARCH_NICENESS)
+
+
+class _Workers:
+    """Daemon threads that run searches, reused from one search to the next.
+
+    Starting a thread blocks the caller until the new thread first runs, which
+    with every core busy searching can take tens of milliseconds: the event loop
+    would stall on each move.  Idle workers wait on a queue instead; a new one
+    is started only when all are busy.  Daemon threads, so a search still running
+    at exit never holds the process.
+    """
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self._idle = 0
+        self._lock = threading.Lock()
+
+    def submit(self, job: Callable[[], None]) -> None:
+        with self._lock:
+            spawn = self._idle == 0
+            if not spawn:
+                self._idle -= 1  # that idle worker is now spoken for
+        self._jobs.put(job)
+        if spawn:
+            threading.Thread(target=self._work, name="samuel-search", daemon=True).start()
+
+    def _work(self) -> None:
+        _lower_priority()
+        while True:
+            job = self._jobs.get()
+            try:
+                job()
+            except BaseException:  # a job reports its own errors; the worker lives on
+                log.exception("search worker job failed")
+            with self._lock:
+                self._idle += 1
+
+
+_WORKERS = _Workers()
 
 
 class SearchBusyError(SamuelError):
@@ -112,9 +152,12 @@ class EngineSession:
         board: Board,
         limit: Limit,
         on_info: Callable[[SearchInfo], None] | None = None,
+        *,
+        info_interval: float = 0.0,
     ) -> SearchResult:
         """Search a copy of ``board`` in a thread; ``on_info`` runs on the event loop.
 
+        ``info_interval`` thins the reports (see ``Searcher.search``).
         Raises GameOverError when the side to move has no move, SearchBusyError
         when a search already runs.  ``stop()`` ends it early with the best move so far.
         """
@@ -141,12 +184,11 @@ class EngineSession:
                 future.set_result(result)
 
         def run() -> None:
-            _lower_priority()
             try:
                 if stop.is_set():  # stopped before it began: answer at once with a shallow move
                     result = searcher.search(position, Limit(depth=1), on_info=report)
                 else:
-                    result = searcher.search(position, limit, on_info=report)
+                    result = searcher.search(position, limit, on_info=report, info_interval=info_interval)
             except BaseException as exc:  # handed to the awaiting coroutine, not lost
                 log.debug("search failed: %s", exc)
                 if not loop.is_closed():
@@ -157,8 +199,7 @@ class EngineSession:
 
         self._stop_event = stop
         self._task = future
-        thread = threading.Thread(target=run, name="samuel-search", daemon=True)
-        thread.start()
+        _WORKERS.submit(run)
         try:
             # Shielded: cancelling the caller stops the search rather than orphaning it.
             return await asyncio.shield(future)

@@ -29,7 +29,8 @@ NAME = "tester"
 
 
 def make_settings(**kw: Any) -> ServerSettings:
-    base: dict[str, Any] = {"dxp_movetime": 0.02, "defaults": SessionDefaults(hash_mb=1), "idle_timeout": 60.0}
+    base: dict[str, Any] = {"dxp_movetime": 0.02, "defaults": SessionDefaults(hash_mb=1),
+                            "idle_timeout": 60.0}
     base.update(kw)
     return ServerSettings(**base)
 
@@ -51,6 +52,8 @@ class ServerThread:
         self.tasks.add(task)
         try:
             await serve_dxp(reader, writer, self.settings)
+        except asyncio.CancelledError:
+            pass  # the test is over; a cancelled connection callback would be logged as an error
         finally:
             self.tasks.discard(task)
 
@@ -61,6 +64,8 @@ class ServerThread:
     async def _stop(self) -> None:
         assert self.server is not None
         self.server.close()
+        if self.tasks:  # clients have closed: let their sessions see the end of stream first
+            await asyncio.wait(list(self.tasks), timeout=2)
         for t in list(self.tasks):
             t.cancel()
         if self.tasks:
@@ -192,7 +197,7 @@ def test_split_messages(client: Client) -> None:
 
 
 def test_gap_between_gameacc_and_first_move(monkeypatch: pytest.MonkeyPatch, client: Client) -> None:
-    monkeypatch.setattr(dxp_session, "MESSAGE_GAP", 0.1)
+    monkeypatch.setattr(dxp_session, "MESSAGE_GAP", 0.3)  # generous, so a slow reader still sees it
     client.send(gamereq("Z"))
     client.sock.settimeout(10)
     first = client.sock.recv(4096)
@@ -230,7 +235,7 @@ def test_start_position_a_and_unplayable_positions(client: Client) -> None:
     assert client.expect("A").endswith("0")
     engine_reply(client, Board())
     # No legal move for the side to move: declined with 2, with a chat saying why.
-    client.send(gamereq("W", Board("B:W1,2:B5,6")) if False else gamereq("W", Board("B:W23,24:B")))
+    client.send(gamereq("W", Board("B:W23,24:B")))
     assert client.expect("A").endswith("2")
     assert any("no legal moves" in c for c in client.chats)
     # A man on its crowning row cannot be set up.
@@ -264,10 +269,8 @@ def test_illegal_move_gets_chat_and_gameend(client: Client) -> None:
     assert client.recv() == "E00"
     client.send("E00")  # our confirmation: no answer to it
     accept(client, "W")  # and a new game is welcome
-    board = Board()
-    our_move(client, board, random.Random(1))
-    engine_reply(client, board)
-    client.send(g.format_message(g.move_message(board.legal_moves[0])))  # out of turn: the engine's move
+    # A second move in the same write arrives while the engine is to move.
+    client.send(b"M0000111500\0M0000091300\0")
     assert "out of turn" in client.expect("C")
     assert client.recv() == "E00"
 
@@ -433,3 +436,18 @@ def test_junk_then_gamereq_still_works(server: ServerThread, junk: list[bytes]) 
             assert text[0] in "CEKM", text
     finally:
         c.close()
+
+
+def test_joclyboard_style_one_request_per_move(client: Client) -> None:
+    # JoclyBoard: for every engine move a fresh GAMEREQ (position padded to 50), MOVE, then E00.
+    board = Board()
+    for _ in range(3):
+        pos = g.position_of(board)
+        follower = "W" if board.turn == 1 else "Z"
+        client.send("R01" + "JoclyBoard".ljust(32) + follower + "000000B" + ("W" if board.turn == 1 else "Z")
+                    + pos.pieces + " " * 18)
+        assert client.expect("A").endswith("0")
+        engine_reply(client, board)
+        client.send("E00")
+        assert client.expect("E") == "E00"
+        board.push(board.legal_moves[0])

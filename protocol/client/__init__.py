@@ -15,6 +15,7 @@ from protocol.client.cb import CbEngine, connect_cb, popen_cb
 from protocol.client.dxp import DxpEngine, connect_dxp
 from protocol.client.errors import (
     EngineError,
+    EngineGameEndError,
     EngineProtocolError,
     EngineTerminatedError,
     EngineTimeoutError,
@@ -26,6 +27,7 @@ __all__ = [
     "CbEngine",
     "DxpEngine",
     "EngineError",
+    "EngineGameEndError",
     "EngineProtocol",
     "EngineProtocolError",
     "EngineTerminatedError",

@@ -34,7 +34,12 @@ from engine.types import WHITE
 from protocol import dxp_grammar as g
 from protocol.client.base import EngineProtocol, InfoDict, PlayResult, limit_timeout
 from protocol.client.channel import Channel, open_tcp
-from protocol.client.errors import EngineError, EngineProtocolError, IllegalEngineMoveError
+from protocol.client.errors import (
+    EngineError,
+    EngineGameEndError,
+    EngineProtocolError,
+    IllegalEngineMoveError,
+)
 from protocol.errors import ProtocolError
 from protocol.frames import FRAMES
 
@@ -53,18 +58,6 @@ REASON_TEXT = {
     g.REASON_DRAW: "it claims a draw",
     g.REASON_I_WIN: "it claims a win",
 }
-
-
-class EngineGameEndError(EngineError):
-    """The follower ended the game (GAMEEND) where a move was due.
-
-    ``reason`` is the follower's: 1 it loses, 2 draw, 3 it wins, 0 unknown.
-    """
-
-    def __init__(self, message: str, reason: int, stop: int) -> None:
-        super().__init__(message)
-        self.reason = reason
-        self.stop = stop
 
 
 class DxpEngine(EngineProtocol):

@@ -23,3 +23,15 @@ class IllegalEngineMoveError(EngineError):
 
 class EngineProtocolError(EngineError):
     """The engine sent something the dialect does not allow, or reported an error."""
+
+
+class EngineGameEndError(EngineError):
+    """The engine ended the game (DXP GAMEEND) where a move was due.
+
+    ``reason`` is the follower's: 1 it loses, 2 draw, 3 it wins, 0 unknown.
+    """
+
+    def __init__(self, message: str, reason: int, stop: int) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.stop = stop
