@@ -162,6 +162,7 @@ typedef struct ckr_limits {
     int64_t hard_ms;
     int samuel_breaks[4];
     int driver;
+    int64_t info_ms;  /* least time between two reports to the callback; 0: every iteration */
 } ckr_limits;
 
 typedef struct ckr_info {

@@ -52,6 +52,7 @@ struct ckr_engine {
     /* per-search state */
     ckr_limits limits;
     struct timespec start;
+    int64_t last_report_ms;
     int64_t nodes;
     int64_t tt_hits;
     int seldepth;
@@ -612,10 +613,17 @@ static void fill_info(ckr_engine *e, ckr_info *info, int depth, int score, const
         memcpy(info->pv, pv, (size_t)info->pvlen * sizeof(ckr_move));
 }
 
+/* Reports are thinned to one per limits.info_ms: each one takes the GIL in the
+ * Python wrapper, which many concurrent searches would otherwise fight over. */
 static void report(ckr_engine *e, const ckr_info *info)
 {
-    if (e->callback)
-        e->callback(e->userdata, info);
+    if (!e->callback)
+        return;
+    int64_t now = elapsed_ms(e);
+    if (e->limits.info_ms > 0 && e->last_report_ms >= 0 && now - e->last_report_ms < e->limits.info_ms)
+        return;
+    e->last_report_ms = now;
+    e->callback(e->userdata, info);
 }
 
 int ckr_search(ckr_engine *e, const ckr_pos *pos, const uint64_t *history, int nhistory,
@@ -629,6 +637,7 @@ int ckr_search(ckr_engine *e, const ckr_pos *pos, const uint64_t *history, int n
         if (e->limits.samuel_breaks[i] <= 0)
             e->limits.samuel_breaks[i] = (int[]){4, 5, 11, 20}[i];
     clock_gettime(CLOCK_MONOTONIC, &e->start);
+    e->last_report_ms = -1;
     e->nodes = e->tt_hits = 0;
     e->seldepth = 0;
     e->aborted = 0;

@@ -199,6 +199,8 @@ class CoreLimits:
     hard_ms: int = 0
     samuel_breaks: tuple[int, int, int, int] = (4, 5, 11, 20)
     driver: int = DRIVER_PVS
+    info_ms: int = 0
+    """Least milliseconds between two reports to ``on_info`` (0: every iteration)."""
 
 
 class CoreEngine:
@@ -253,6 +255,7 @@ class CoreEngine:
             for i, b in enumerate(limits.samuel_breaks):
                 lim.samuel_breaks[i] = b
             lim.driver = limits.driver
+            lim.info_ms = limits.info_ms
             result = ffi.new("ckr_info *")
             handle = ffi.new_handle(on_info) if on_info else ffi.NULL
             lib.ckr_engine_set_callback(self._ptr, lib.ckr_py_on_info if on_info else ffi.NULL, handle)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import enum
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -154,9 +153,9 @@ class Searcher:
     ) -> SearchResult:
         """Search ``board`` within ``limit``; raises GameOverError when there is no move.
 
-        ``info_interval`` (seconds) thins the ``on_info`` reports: an iteration that
-        completes sooner than that after the last report is skipped before any
-        Python object is built, so many concurrent searches stay cheap.  The final
+        ``info_interval`` (seconds) thins the ``on_info`` reports: the core skips an
+        iteration that completes sooner than that after the last report, without
+        entering Python, so many concurrent searches stay cheap.  The final
         information is always in the result.
         """
         board.require_moves()
@@ -169,19 +168,9 @@ class Searcher:
             hard_ms=hard,
             samuel_breaks=self.samuel_breaks,
             driver=core.DRIVER_MTDF if self.mtdf else core.DRIVER_PVS,
+            info_ms=round(info_interval * 1000),
         )
-        cb: Callable[[core.CoreInfo], None] | None = None
-        if on_info is not None and info_interval > 0:
-            last = [-info_interval]
-
-            def cb(ci: core.CoreInfo) -> None:
-                now = time.monotonic()
-                if now - last[0] >= info_interval:
-                    last[0] = now
-                    on_info(_to_info(ci))
-        elif on_info is not None:
-            def cb(ci: core.CoreInfo) -> None:
-                on_info(_to_info(ci))
+        cb = (lambda ci: on_info(_to_info(ci))) if on_info else None
         watcher = None
         done = threading.Event()
         if stop is not None:

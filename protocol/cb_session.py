@@ -290,8 +290,11 @@ class CbSession:
                 result = await self.engine.search(board, limit, on_info, info_interval=STATUS_INTERVAL)
                 best = result.best if result.best is not None and board.is_legal(result.best) else moves[0]
                 score = result.info.score
-                if not last:
-                    last = _status_of(board, result.info)
+                # Reports are thinned to one per STATUS_INTERVAL: the final one always goes out.
+                final = _status_of(board, result.info)
+                if final != last:
+                    last = final
+                    self.out.line(g.format_status(last))
         except GameOverError as exc:
             await self.out.error(f"getmove: {exc}")
             return

@@ -110,7 +110,8 @@ def test_analyse_streams_status_as_info() -> None:
             board.push_pdn("11-15")
             seen: list[InfoDict] = []
             info = await engine.analyse(board, Limit(depth=6), on_info=seen.append)
-            assert [i["depth"] for i in seen] == list(range(1, 7))
+            depths = [i["depth"] for i in seen]  # thinned to one per 0.1 s, the last always sent
+            assert depths == sorted(set(depths)) and depths[-1] == 6
             last = seen[-1]
             assert {"status", "depth", "seldepth", "score", "nodes", "nps", "time", "pv"} <= set(last)
             assert isinstance(last["score"], float) and last["pv"] and board.is_legal(last["pv"][0])

@@ -239,3 +239,32 @@ def test_junk_on_every_port_leaves_the_server_serving() -> None:
             assert acc.startswith(b"A") and acc[33:34] == b"0"
 
     asyncio.run(main())
+
+
+def test_our_client_plays_our_server_in_every_dialect_over_tcp(tmp_path: Path) -> None:
+    """SimpleEngine over cb, Hub and DXP against one `samuel serve`: whole games, every move legal."""
+    import random
+
+    from engine.board import Board
+    from engine.limits import Limit
+    from engine.types import BLACK
+    from protocol.client import SimpleEngine
+
+    with serve_process(tmp_path, "--hub-port", "0", "--dxp-movetime", "0.02") as (_proc, ports):
+        openers = {
+            "cb": lambda: SimpleEngine.connect_cb("127.0.0.1", ports["cb"]),
+            "hub": lambda: SimpleEngine.connect_hub("127.0.0.1", ports["hub"]),
+            "dxp": lambda: SimpleEngine.connect_dxp("127.0.0.1", ports["dxp"]),
+        }
+        for dialect, opener in openers.items():
+            rng = random.Random(dialect)
+            with opener() as engine:
+                board = Board()
+                while not board.is_game_over() and len(board.move_stack) < 120:
+                    if board.turn == BLACK:  # the engine's side; the other plays at random
+                        result = engine.play(board, Limit(movetime=0.02))
+                        assert board.is_legal(result.move), (dialect, result.move)
+                        board.push(result.move)
+                    else:
+                        board.push(rng.choice(board.legal_moves))
+                assert board.is_game_over() or len(board.move_stack) == 120

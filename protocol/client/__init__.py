@@ -21,7 +21,7 @@ from protocol.client.errors import (
     EngineTimeoutError,
     IllegalEngineMoveError,
 )
-from protocol.client.hub import HubEngine, popen_hub
+from protocol.client.hub import HubEngine, connect_hub, popen_hub
 
 __all__ = [
     "CbEngine",
@@ -39,6 +39,7 @@ __all__ = [
     "SimpleEngine",
     "connect_cb",
     "connect_dxp",
+    "connect_hub",
     "popen_cb",
     "popen_hub",
 ]

@@ -175,6 +175,12 @@ class SimpleEngine:
         return cls._start(lambda: popen_hub(argv, **kwargs), timeout)
 
     @classmethod
+    def connect_hub(cls, host: str, port: int, timeout: float | None = 60.0, **kwargs: Any) -> SimpleEngine:
+        from protocol.client import connect_hub
+
+        return cls._start(lambda: connect_hub(host, port, **kwargs), timeout)
+
+    @classmethod
     def popen_cb(cls, argv: list[str], timeout: float | None = 60.0, **kwargs: Any) -> SimpleEngine:
         from protocol.client import popen_cb
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -64,16 +65,20 @@ class DxpEngine(EngineProtocol):
     """A DXP follower on the other end of a TCP connection."""
 
     def __init__(self, channel: Channel, *, name: str = "samuel-client", frame: str = "literal",
-                 minutes: int = DEFAULT_MINUTES, moves: int = 0) -> None:
+                 minutes: int | None = None, moves: int = 0) -> None:
         super().__init__(channel)
         if frame not in FRAMES:
             raise ValueError(f"unknown frame {frame!r}; choose from {', '.join(FRAMES)}")
-        if not 0 <= minutes <= 999 or not 0 <= moves <= 999:
+        if not 0 <= (minutes or 0) <= 999 or not 0 <= moves <= 999:
             raise ValueError("DXP carries minutes and moves as 0..999")
         self.client_name = name
         self.frame = frame
         self.minutes = minutes
+        """Game minutes sent in GAMEREQ; None: taken from the Limit of a game's first play
+        (``time`` rounded up to whole minutes; ``movetime``/``depth``/``nodes`` send 000, which
+        leaves the follower to its own per-move default; no limit at all sends DEFAULT_MINUTES)."""
         self.moves = moves
+        self._game_minutes = minutes if minutes is not None else DEFAULT_MINUTES
         self.game: Board | None = None
         """What the follower knows of the current game (None between games)."""
         self.follower_color: int | None = None
@@ -132,11 +137,15 @@ class DxpEngine(EngineProtocol):
         await self.end_game()
 
     async def play(self, board: Board, limit: Limit, *, ponder: bool = False) -> PlayResult:
-        timeout = limit_timeout(limit, self.grace)
         pending = self._continuation(board)
         if pending is None:
             await self.end_game()
+            self._game_minutes = self.minutes if self.minutes is not None else _minutes_for(limit)
             pending = await self._start_game(board)
+        timeout = limit_timeout(limit, self.grace)
+        if self._game_minutes:
+            # The follower keeps its own clock of the game's minutes and may spend it as it likes.
+            timeout = max(timeout or 0.0, self._game_minutes * 60 + self.grace)
         for move in pending:
             assert self.game is not None
             await self._send(g.move_message(move))
@@ -193,7 +202,7 @@ class DxpEngine(EngineProtocol):
             prefix, pending = pending[:-1], pending[-1:]
         if not root.legal_moves:
             raise EngineError(f"no game to play: no legal moves in {root.fen()}")
-        req = g.GameReq(self.client_name, board.turn, self.minutes, self.moves,
+        req = g.GameReq(self.client_name, board.turn, self._game_minutes, self.moves,
                         g.position_of(root, self.frame))
         await self._send(req)
         while True:
@@ -234,8 +243,16 @@ class DxpEngine(EngineProtocol):
             raise EngineProtocolError(f"{self.name}: expected MOVE or GAMEEND, got {g.format_message(msg)!r}")
 
 
+def _minutes_for(limit: Limit) -> int:
+    if limit.time is not None:
+        return max(1, min(999, math.ceil(limit.time / 60)))
+    if limit.movetime is not None or limit.depth is not None or limit.nodes is not None:
+        return 0
+    return DEFAULT_MINUTES
+
+
 async def connect_dxp(host: str, port: int, *, name: str = "samuel-client", frame: str = "literal",
-                      minutes: int = DEFAULT_MINUTES, moves: int = 0, timeout: float = 10.0) -> DxpEngine:
+                      minutes: int | None = None, moves: int = 0, timeout: float = 10.0) -> DxpEngine:
     """Connect to a DXP follower listening on ``host:port`` (27531 is DXP's port)."""
     channel = await open_tcp(host, port, sep=b"\0", timeout=timeout)
     engine = DxpEngine(channel, name=name, frame=frame, minutes=minutes, moves=moves)

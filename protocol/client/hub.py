@@ -22,7 +22,7 @@ from engine.limits import Limit
 from engine.move import Move
 from protocol import hub_grammar as g
 from protocol.client.base import EngineProtocol, InfoDict, PlayResult, checked_move, limit_timeout
-from protocol.client.channel import Channel, open_process
+from protocol.client.channel import Channel, open_process, open_tcp
 from protocol.client.errors import (
     EngineProtocolError,
     EngineTerminatedError,
@@ -310,6 +310,22 @@ async def popen_hub(argv: list[str], *, cwd: str | None = None, grace: float | N
                     **kwargs: Any) -> HubEngine:
     """Start ``argv`` (e.g. ``["samuel", "hub"]``) and run the ``hub``/``init`` handshake."""
     channel = await open_process(argv, cwd=cwd, **kwargs)
+    engine = HubEngine(channel)
+    if grace is not None:
+        engine.grace = grace
+    try:
+        await engine.initialize()
+    except BaseException:
+        await channel.close(grace=0.5)
+        raise
+    return engine
+
+
+async def connect_hub(
+    host: str, port: int, *, grace: float | None = None, timeout: float = 10.0
+) -> HubEngine:
+    """Connect to a Hub engine on ``host:port`` (``samuel serve --hub-port PORT``) and shake hands."""
+    channel = await open_tcp(host, port, timeout=timeout)
     engine = HubEngine(channel)
     if grace is not None:
         engine.grace = grace
