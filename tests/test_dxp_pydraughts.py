@@ -11,9 +11,11 @@ import asyncio
 import random
 import threading
 import types
+from pathlib import Path
 from typing import Any
 
 import pytest
+from serving import serve_process
 
 from engine.board import Board
 from engine.types import BLACK, WHITE, Color
@@ -29,7 +31,7 @@ from draughts.engines.dxp_communication import dxp_classes  # noqa: E402
 
 pytestmark = pytest.mark.timeout(180)
 
-PLY_CAP = 80
+PLY_CAP = 200
 PLAY_TIMEOUT = 30.0
 
 
@@ -177,3 +179,11 @@ def test_quit_handshake_closes_cleanly(monkeypatch: pytest.MonkeyPatch) -> None:
         pboard.push(result.move)
         engine.quit()
         assert engine.receiver.gameend_sent
+
+
+def test_pydraughts_plays_whole_games_against_samuel_serve(tmp_path: Path) -> None:
+    """The product as shipped: the `samuel serve` process, pydraughts connecting to its DXP port."""
+    with serve_process(tmp_path, "--dxp-movetime", "0.02") as (_proc, ports):
+        for engine_color in (BLACK, WHITE):
+            board = play_game(ports["dxp"], engine_color, None, seed=31 + engine_color)
+            assert board.outcome() is not None, f"unfinished after {len(board.move_stack)} plies"

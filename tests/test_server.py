@@ -3,24 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import socket
 import subprocess
-import sys
-import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+from serving import SAMUEL, serve_process
 
 from protocol.context import ServerSettings
 from protocol.server import Server
 from protocol.session import SessionDefaults
-
-SAMUEL = [sys.executable, "-m", "samuel.cli"]
 
 
 def settings(**kw: object) -> ServerSettings:
@@ -124,36 +120,6 @@ def test_idle_clients_are_closed() -> None:
             assert b"idle" in data.lower()
 
     asyncio.run(main())
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextmanager
-def serve_process(tmp_path: Path, *args: str) -> Iterator[tuple[subprocess.Popen[bytes], dict[str, int]]]:
-    port_file = tmp_path / "ports.json"
-    log = tmp_path / "serve.log"
-    proc = subprocess.Popen(
-        [*SAMUEL, "serve", "--dxp-port", "0", "--cb-port", "0", "--hash", "1",
-         "--port-file", str(port_file), "--log", str(log), *args],
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while not port_file.exists():
-            if proc.poll() is not None:
-                raise AssertionError(f"serve exited: {proc.stderr.read().decode() if proc.stderr else ''}")
-            if time.monotonic() > deadline:
-                raise AssertionError("serve did not start within 60 s")
-            time.sleep(0.05)
-        yield proc, json.loads(port_file.read_text())
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait(10)
 
 
 def test_samuel_serve_starts_answers_and_stops_on_sigterm(tmp_path: Path) -> None:
