@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from serving import CaptureWriter
 
 from engine.board import Board
 from protocol import cb_grammar as g
@@ -26,36 +27,12 @@ START = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"
 SAMUEL = [sys.executable, "-m", "samuel"]
 
 
-class Capture:
-    """A Writer that keeps what the session writes, line by line."""
-
-    def __init__(self) -> None:
-        self.buffer = b""
-        self.lines: asyncio.Queue[str] = asyncio.Queue()
-        self.closed = False
-
-    def write(self, data: bytes) -> None:
-        self.buffer += data
-        while b"\n" in self.buffer:
-            line, self.buffer = self.buffer.split(b"\n", 1)
-            self.lines.put_nowait(line.decode("utf-8"))
-
-    async def drain(self) -> None:
-        return None
-
-    def is_closing(self) -> bool:
-        return self.closed
-
-    def close(self) -> None:
-        self.closed = True
-
-
 class Client:
     def __init__(self, max_line: int = 4096, idle: float | None = None) -> None:
         self.settings = ServerSettings(max_line=max_line, idle_timeout=idle,
                                        defaults=SessionDefaults(hash_mb=1))
         self.reader = asyncio.StreamReader(limit=stream_limit(max_line))
-        self.out = Capture()
+        self.out = CaptureWriter()
         self.task = asyncio.create_task(run_cb(self.reader, self.out, self.settings))
 
     def send(self, data: str | bytes) -> None:

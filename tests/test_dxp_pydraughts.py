@@ -7,7 +7,6 @@ watchdog turns into a failure) and legal on our own Board.
 
 from __future__ import annotations
 
-import asyncio
 import random
 import threading
 import types
@@ -15,14 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from serving import DxpServerThread as ServerThread
 from serving import serve_process
 
 from engine.board import Board
 from engine.types import BLACK, WHITE, Color
 from protocol import dxp_session
 from protocol.context import ServerSettings
-from protocol.dxp_session import serve_dxp
-from protocol.framing import stream_limit
 from protocol.session import SessionDefaults
 
 draughts = pytest.importorskip("draughts")
@@ -33,56 +31,6 @@ pytestmark = pytest.mark.timeout(180)
 
 PLY_CAP = 200
 PLAY_TIMEOUT = 30.0
-
-
-class ServerThread:
-    """serve_dxp on an ephemeral loopback port, on an event loop in its own thread."""
-
-    def __init__(self, st: ServerSettings) -> None:
-        self.settings = st
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.tasks: set[asyncio.Task[None]] = set()
-        self.server: asyncio.base_events.Server | None = None
-        self.port = 0
-        self.sessions = 0
-
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        self.tasks.add(task)
-        self.sessions += 1
-        try:
-            await serve_dxp(reader, writer, self.settings)
-        except asyncio.CancelledError:
-            pass
-        finally:
-            self.tasks.discard(task)
-
-    async def _start(self) -> None:
-        self.server = await asyncio.start_server(self._handle, "127.0.0.1", 0, limit=stream_limit(127))
-        self.port = self.server.sockets[0].getsockname()[1]
-
-    async def _stop(self) -> None:
-        assert self.server is not None
-        self.server.close()
-        if self.tasks:
-            await asyncio.wait(list(self.tasks), timeout=5)
-        for t in list(self.tasks):
-            t.cancel()
-        if self.tasks:
-            await asyncio.wait(list(self.tasks), timeout=10)
-
-    def __enter__(self) -> ServerThread:
-        self.thread.start()
-        asyncio.run_coroutine_threadsafe(self._start(), self.loop).result(10)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        asyncio.run_coroutine_threadsafe(self._stop(), self.loop).result(30)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
-        self.loop.close()
 
 
 @pytest.fixture(autouse=True)

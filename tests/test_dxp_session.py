@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import random
 import socket
@@ -14,13 +13,13 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from serving import DxpServerThread as ServerThread
 
 from engine.board import Board
 from protocol import dxp_grammar as g
 from protocol import dxp_session
 from protocol.context import ServerSettings
-from protocol.dxp_session import end_reason, ply_of, serve_dxp
-from protocol.framing import stream_limit
+from protocol.dxp_session import end_reason, ply_of
 from protocol.session import SessionDefaults
 
 pytestmark = pytest.mark.timeout(120)
@@ -33,54 +32,6 @@ def make_settings(**kw: Any) -> ServerSettings:
                             "idle_timeout": 60.0}
     base.update(kw)
     return ServerSettings(**base)
-
-
-class ServerThread:
-    """serve_dxp behind asyncio.start_server on an ephemeral loopback port, in its own thread."""
-
-    def __init__(self, st: ServerSettings) -> None:
-        self.settings = st
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.tasks: set[asyncio.Task[None]] = set()
-        self.server: asyncio.base_events.Server | None = None
-        self.port = 0
-
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        self.tasks.add(task)
-        try:
-            await serve_dxp(reader, writer, self.settings)
-        except asyncio.CancelledError:
-            pass  # the test is over; a cancelled connection callback would be logged as an error
-        finally:
-            self.tasks.discard(task)
-
-    async def _start(self) -> None:
-        self.server = await asyncio.start_server(self._handle, "127.0.0.1", 0, limit=stream_limit(127))
-        self.port = self.server.sockets[0].getsockname()[1]
-
-    async def _stop(self) -> None:
-        assert self.server is not None
-        self.server.close()
-        if self.tasks:  # clients have closed: let their sessions see the end of stream first
-            await asyncio.wait(list(self.tasks), timeout=2)
-        for t in list(self.tasks):
-            t.cancel()
-        if self.tasks:
-            await asyncio.wait(list(self.tasks), timeout=10)
-
-    def __enter__(self) -> ServerThread:
-        self.thread.start()
-        asyncio.run_coroutine_threadsafe(self._start(), self.loop).result(10)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        asyncio.run_coroutine_threadsafe(self._stop(), self.loop).result(20)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
-        self.loop.close()
 
 
 class Client:

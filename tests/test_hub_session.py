@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from serving import CaptureWriter
 
 from engine.board import Board
 from protocol import hub_grammar as g
@@ -24,30 +25,6 @@ from protocol.hub_session import run_hub
 WAIT = 30.0
 ROOT = Path(__file__).resolve().parent.parent
 PYD_START = g.PYDRAUGHTS_START
-
-
-class CaptureWriter:
-    """A Writer that turns what the session writes into a queue of lines."""
-
-    def __init__(self) -> None:
-        self.lines: asyncio.Queue[str] = asyncio.Queue()
-        self._buf = b""
-        self.closed = False
-
-    def write(self, data: bytes) -> None:
-        self._buf += data
-        while b"\n" in self._buf:
-            line, self._buf = self._buf.split(b"\n", 1)
-            self.lines.put_nowait(line.decode("utf-8"))
-
-    async def drain(self) -> None:
-        return None
-
-    def is_closing(self) -> bool:
-        return self.closed
-
-    def close(self) -> None:
-        self.closed = True
 
 
 class Hub:

@@ -11,6 +11,7 @@ import abc
 import asyncio
 import contextlib
 import threading
+import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -23,6 +24,7 @@ from protocol.client.channel import Channel
 from protocol.client.errors import EngineError, EngineTimeoutError, IllegalEngineMoveError
 
 T = TypeVar("T")
+E = TypeVar("E", bound="EngineProtocol")
 
 InfoDict = dict[str, Any]
 """Search information: any of ``depth``, ``seldepth``, ``score`` (float, in men, for
@@ -131,11 +133,34 @@ class EngineProtocol(abc.ABC):
         if self.channel.process is not None:
             self.returncode = self.channel.process.returncode
 
+    async def _before(self, deadline: float | None, timeout: float | None,
+                      read: Callable[[float | None], Awaitable[T]]) -> T:
+        """``read(seconds_left)``, as a "no move within" timeout once ``deadline`` (monotonic) passes."""
+        left = None if deadline is None else deadline - time.monotonic()
+        try:
+            if left is not None and left <= 0:
+                raise EngineTimeoutError("deadline passed")
+            return await read(left)
+        except EngineTimeoutError:
+            raise EngineTimeoutError(f"{self.name}: no move within {timeout or 0:.1f} s") from None
+
     async def _guard(self, awaitable: Awaitable[T], timeout: float | None, what: str) -> T:
         try:
             return await asyncio.wait_for(awaitable, timeout)
         except asyncio.TimeoutError:
             raise EngineTimeoutError(f"{self.name}: no {what} within {timeout:.1f} s") from None
+
+
+async def started(engine: E, grace: float | None = None) -> E:
+    """``engine`` after its handshake; its channel is closed if the handshake fails."""
+    if grace is not None:
+        engine.grace = grace
+    try:
+        await engine.initialize()
+    except BaseException:
+        await engine.channel.close(grace=0.5)
+        raise
+    return engine
 
 
 class SimpleEngine:

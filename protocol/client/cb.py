@@ -24,7 +24,15 @@ from engine.board import Board
 from engine.errors import SamuelError
 from engine.limits import Limit
 from protocol import cb_grammar as g
-from protocol.client.base import EngineProtocol, InfoDict, PlayResult, checked_move, checked_pv, limit_timeout
+from protocol.client.base import (
+    EngineProtocol,
+    InfoDict,
+    PlayResult,
+    checked_move,
+    checked_pv,
+    limit_timeout,
+    started,
+)
 from protocol.client.channel import Channel, open_process, open_tcp
 from protocol.client.errors import (
     EngineProtocolError,
@@ -149,13 +157,7 @@ class CbEngine(EngineProtocol):
         deadline = None if timeout is None else time.monotonic() + timeout
         info: InfoDict = {}
         while True:
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
-                raise EngineTimeoutError(f"{self.name}: no move within {timeout:.1f} s")
-            try:
-                line = await self._line(left)
-            except EngineTimeoutError:
-                raise EngineTimeoutError(f"{self.name}: no move within {timeout:.1f} s") from None
+            line = await self._before(deadline, timeout, self._line)
             if isinstance(line, g.Status):
                 info = info_from_status(board, line.text)
                 if on_info is not None:
@@ -217,24 +219,12 @@ class CbEngine(EngineProtocol):
         await self.close()
 
 
-async def _started(channel: Channel, grace: float | None) -> CbEngine:
-    engine = CbEngine(channel)
-    if grace is not None:
-        engine.grace = grace
-    try:
-        await engine.initialize()
-    except BaseException:
-        await channel.close(grace=0.5)
-        raise
-    return engine
-
-
 async def popen_cb(argv: list[str], *, cwd: str | None = None, grace: float | None = None,
                    **kwargs: Any) -> CbEngine:
     """Start ``argv`` (e.g. ``["samuel", "cb"]``) and ask its name and protocol version."""
-    return await _started(await open_process(argv, cwd=cwd, **kwargs), grace)
+    return await started(CbEngine(await open_process(argv, cwd=cwd, **kwargs)), grace)
 
 
 async def connect_cb(host: str, port: int, *, grace: float | None = None, timeout: float = 10.0) -> CbEngine:
     """Connect to a cb engine on ``host:port`` (``samuel serve`` listens on 27532)."""
-    return await _started(await open_tcp(host, port, timeout=timeout), grace)
+    return await started(CbEngine(await open_tcp(host, port, timeout=timeout)), grace)

@@ -21,7 +21,7 @@ from engine.board import Board
 from engine.limits import Limit
 from engine.move import Move
 from protocol import hub_grammar as g
-from protocol.client.base import EngineProtocol, InfoDict, PlayResult, checked_move, limit_timeout
+from protocol.client.base import EngineProtocol, InfoDict, PlayResult, checked_move, limit_timeout, started
 from protocol.client.channel import Channel, open_process, open_tcp
 from protocol.client.errors import (
     EngineProtocolError,
@@ -193,13 +193,7 @@ class HubEngine(EngineProtocol):
         deadline = None if timeout is None else time.monotonic() + timeout
         last: InfoDict = {}
         while True:
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
-                raise EngineTimeoutError(f"{self.name}: no move within {timeout:.1f} s")
-            try:
-                line = await self._line(left)
-            except EngineTimeoutError:
-                raise EngineTimeoutError(f"{self.name}: no move within {timeout:.1f} s") from None
+            line = await self._before(deadline, timeout, self._line)
             if line is None:
                 continue
             if line.command == "done":
@@ -309,29 +303,11 @@ class HubEngine(EngineProtocol):
 async def popen_hub(argv: list[str], *, cwd: str | None = None, grace: float | None = None,
                     **kwargs: Any) -> HubEngine:
     """Start ``argv`` (e.g. ``["samuel", "hub"]``) and run the ``hub``/``init`` handshake."""
-    channel = await open_process(argv, cwd=cwd, **kwargs)
-    engine = HubEngine(channel)
-    if grace is not None:
-        engine.grace = grace
-    try:
-        await engine.initialize()
-    except BaseException:
-        await channel.close(grace=0.5)
-        raise
-    return engine
+    return await started(HubEngine(await open_process(argv, cwd=cwd, **kwargs)), grace)
 
 
 async def connect_hub(
     host: str, port: int, *, grace: float | None = None, timeout: float = 10.0
 ) -> HubEngine:
     """Connect to a Hub engine on ``host:port`` (``samuel serve --hub-port PORT``) and shake hands."""
-    channel = await open_tcp(host, port, timeout=timeout)
-    engine = HubEngine(channel)
-    if grace is not None:
-        engine.grace = grace
-    try:
-        await engine.initialize()
-    except BaseException:
-        await channel.close(grace=0.5)
-        raise
-    return engine
+    return await started(HubEngine(await open_tcp(host, port, timeout=timeout)), grace)

@@ -18,7 +18,6 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from engine.evaluators import BUILTIN
 from engine.fen import START_FEN
 from engine.limits import Limit
 from protocol.context import DXP_PORT, ServerSettings
@@ -26,18 +25,15 @@ from protocol.frames import FRAMES
 from protocol.framing import stream_limit
 from protocol.session import SessionDefaults
 from samuel.commands.analyse import positive_float, positive_int
+from samuel.session_args import (
+    LOG_LEVELS,
+    add_session_arguments,
+    configure_logging,
+    port_number,
+    session_defaults,
+)
 
 log = logging.getLogger("samuel.dxp")
-
-
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"port must be 0..65535, got {value}")
-    return value
 
 
 def _minutes(text: str) -> int:
@@ -51,14 +47,11 @@ def _minutes(text: str) -> int:
 
 
 def _engine_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--evaluator", default="default", choices=sorted(BUILTIN),
-                   help="evaluator (default: %(default)s)")
-    p.add_argument("--hash", type=positive_int, default=16, metavar="MB",
-                   help="transposition table size in MB (default: %(default)s)")
+    add_session_arguments(p, line=False)
     p.add_argument("--frame", default="literal", choices=FRAMES,
                    help="layout of GAMEREQ positions: literal (squares 1..32 in order) or pydraughts "
                         "(its rotated, colour-swapped frame) (default: %(default)s)")
-    p.add_argument("--log-level", default="warning", choices=("debug", "info", "warning", "error"),
+    p.add_argument("--log-level", default="warning", choices=LOG_LEVELS,
                    help="log level on stderr (default: %(default)s)")
 
 
@@ -71,7 +64,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     s = dsub.add_parser("serve", help="listen for DXP initiators (e.g. pydraughts' DXPEngine)",
                         description="A DXP-only follower server: each connection gets its own engine.")
     s.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
-    s.add_argument("--port", type=_port, default=DXP_PORT, help="port (default: %(default)s)")
+    s.add_argument("--port", type=port_number, default=DXP_PORT, help="port (default: %(default)s)")
     s.add_argument("--movetime", type=positive_float, default=1.0, metavar="S",
                    help="seconds per move when a GAMEREQ gives no time (default: %(default)s)")
     _engine_arguments(s)
@@ -81,7 +74,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         description="Play as the DXP initiator against another engine (the follower), "
                                     "alternating colours; print each result and the final score.")
     c.add_argument("host", metavar="HOST")
-    c.add_argument("--port", type=_port, default=DXP_PORT, help="port (default: %(default)s)")
+    c.add_argument("--port", type=port_number, default=DXP_PORT, help="port (default: %(default)s)")
     c.add_argument("--games", type=positive_int, default=2, metavar="N", help="games (default: %(default)s)")
     t = c.add_mutually_exclusive_group()
     t.add_argument("--minutes", type=_minutes, metavar="M",
@@ -104,12 +97,11 @@ def _usage(p: argparse.ArgumentParser) -> int:
 
 
 def _logging(level: str) -> None:
-    logging.basicConfig(level=getattr(logging, level.upper()), stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging(None, level, stderr=True)
 
 
 def _defaults(args: argparse.Namespace) -> SessionDefaults:
-    return SessionDefaults(evaluator=args.evaluator, hash_mb=args.hash)
+    return session_defaults(args)
 
 
 # ---- serve ----

@@ -19,34 +19,17 @@ import signal
 import sys
 from pathlib import Path
 
-from engine.evaluators import BUILTIN
 from protocol.context import CB_PORT, DXP_PORT, ServerSettings
-from protocol.options import BACKENDS, MODES
-from protocol.session import SessionDefaults
 from samuel.commands.analyse import positive_float, positive_int
+from samuel.session_args import (
+    LOG_LEVELS,
+    add_session_arguments,
+    configure_logging,
+    port_number,
+    session_defaults,
+)
 
 log = logging.getLogger("samuel.serve")
-
-
-def port_number(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"port must be 0..65535 (0 = any free port), got {value}")
-    return value
-
-
-def configure_logging(path: str | None, level: str) -> None:
-    """Log to ``path`` (appending) or stderr; never to a protocol stream."""
-    handler: logging.Handler = (
-        logging.FileHandler(path, encoding="utf-8") if path else logging.StreamHandler(sys.stderr)
-    )
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(getattr(logging, level.upper()))
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -65,12 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="also serve the Hub protocol over TCP on PORT (default: off)")
     p.add_argument("--no-dxp", action="store_true", help="do not serve DXP")
     p.add_argument("--no-cb", action="store_true", help="do not serve the cb protocol")
-    p.add_argument("--eval", "--evaluator", dest="eval", default="default", choices=sorted(BUILTIN),
-                   help="evaluator of new sessions (default: %(default)s)")
-    p.add_argument("--mode", default="pvs", choices=MODES, help="search mode (default: %(default)s)")
-    p.add_argument("--hash", type=positive_int, default=16, metavar="MB",
-                   help="transposition table per session, MB (default: %(default)s)")
-    p.add_argument("--backend", default="modern", choices=BACKENDS, help="engine backend (default: modern)")
+    add_session_arguments(p, line=False)
     p.add_argument("--max-sessions", type=positive_int, default=64, metavar="N",
                    help="connections served at once; more are refused (default: %(default)s)")
     p.add_argument("--max-line", type=positive_int, default=4096, metavar="BYTES",
@@ -83,7 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--dxp-movetime", type=positive_float, default=1.0, metavar="S",
                    help="seconds per move when a DXP game request gives no time (default: %(default)s)")
     p.add_argument("--log", metavar="FILE", help="log to FILE instead of stderr")
-    p.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
+    p.add_argument("--log-level", default="info", choices=LOG_LEVELS)
     p.add_argument("--port-file", metavar="FILE",
                    help="once listening, write the ports as JSON to FILE (useful with port 0)")
     p.set_defaults(func=run)
@@ -97,8 +75,7 @@ def settings_from(args: argparse.Namespace) -> ServerSettings:
         max_sessions=args.max_sessions,
         max_line=args.max_line,
         idle_timeout=args.idle_timeout,
-        defaults=SessionDefaults(evaluator=args.eval, mode=args.mode, hash_mb=args.hash,
-                                 backend=args.backend),
+        defaults=session_defaults(args),
         dxp_frame=args.dxp_frame,
         dxp_movetime=args.dxp_movetime,
     )
@@ -135,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     if args.no_dxp and args.no_cb and args.hub_port is None:
         print("samuel serve: error: nothing to serve (--no-dxp, --no-cb and no --hub-port)", file=sys.stderr)
         return 2
-    configure_logging(args.log, args.log_level)
+    configure_logging(args.log, args.log_level, stderr=True)
     try:
         return asyncio.run(serve(args))
     except OSError as exc:

@@ -1,0 +1,86 @@
+"""Command-line pieces shared by the protocol commands (serve, hub, cb, dxp).
+
+One place for the engine-session options, port numbers and logging set-up,
+so every command spells them the same way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from collections.abc import Awaitable, Callable
+
+from engine.evaluators import BUILTIN
+from protocol.context import ServerSettings, Writer
+from protocol.framing import DEFAULT_MAX_LINE, stream_limit
+from protocol.options import BACKENDS, MODES
+from protocol.session import SessionDefaults
+from samuel.commands.analyse import positive_int
+
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+def port_number(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"port must be 0..65535 (0 = any free port), got {value}")
+    return value
+
+
+def add_session_arguments(p: argparse.ArgumentParser, *, modes: bool = True, line: bool = True) -> None:
+    """--eval/--evaluator, --mode, --hash, --backend (and --max-line) for new sessions."""
+    p.add_argument("--eval", "--evaluator", dest="evaluator", default="default", choices=sorted(BUILTIN),
+                   help="evaluator (default: %(default)s)")
+    if modes:
+        p.add_argument("--mode", default="pvs", choices=MODES, help="search mode (default: %(default)s)")
+    p.add_argument("--hash", type=positive_int, default=16, metavar="MB",
+                   help="transposition table per session, MB (default: %(default)s)")
+    p.add_argument("--backend", default="modern", choices=BACKENDS, help="engine backend (default: modern)")
+    if line:
+        p.add_argument("--max-line", type=positive_int, default=DEFAULT_MAX_LINE, metavar="BYTES",
+                       help="longest accepted line (default: %(default)s)")
+
+
+def session_defaults(args: argparse.Namespace) -> SessionDefaults:
+    return SessionDefaults(evaluator=args.evaluator, mode=getattr(args, "mode", "pvs"), hash_mb=args.hash,
+                           backend=args.backend)
+
+
+def configure_logging(path: str | None, level: str, *, stderr: bool) -> None:
+    """Log to ``path``; without it to stderr when ``stderr``, else nowhere at all.
+
+    Engines on stdin/stdout log nowhere by default: GUIs such as pydraughts merge
+    the engine's stderr into the protocol stream.
+    """
+    root = logging.getLogger()
+    handler: logging.Handler
+    if path:
+        handler = logging.FileHandler(path, encoding="utf-8")
+    elif stderr:
+        handler = logging.StreamHandler(sys.stderr)
+    else:
+        handler = logging.NullHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root.handlers[:] = [handler]
+    silent = not path and not stderr
+    root.setLevel(logging.CRITICAL + 1 if silent else getattr(logging, level.upper()))
+
+
+def run_on_stdio(
+    session: Callable[[asyncio.StreamReader, Writer, ServerSettings], Awaitable[None]],
+    settings: ServerSettings,
+) -> int:
+    """Serve one protocol session on this process's stdin and stdout until it ends."""
+    from protocol.stdio import StdoutWriter, open_stdin_reader
+
+    async def main() -> None:
+        reader = open_stdin_reader(limit=stream_limit(settings.max_line))
+        await session(reader, StdoutWriter(), settings)
+
+    asyncio.run(main())
+    return 0
