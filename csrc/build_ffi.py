@@ -13,7 +13,10 @@ from types import ModuleType
 from cffi import FFI
 
 HERE = Path(__file__).resolve().parent
-SOURCES = ["position.c", "movegen.c", "perft.c", "evaluate.c", "search.c"]
+# Every csrc/*.c file (scripts/sanitize compiles them all by glob).
+SOURCES = ["position.c", "movegen.c", "perft.c", "evaluate.c", "search.c", "samuel_terms.c", "book_eval.c", "rote.c"]
+# The cdef-clean public headers, in order (ckr.h includes the same ones for C).
+HEADERS = ["ckr_api.h", "ckr_terms.h", "ckr_book.h", "ckr_rote.h"]
 
 
 def _load_cflags() -> ModuleType:
@@ -30,7 +33,7 @@ def compile_args(environ: dict[str, str] | None = None) -> list[str]:
 
 
 def cdef_text() -> str:
-    return (HERE / "ckr_api.h").read_text()
+    return "\n".join((HERE / h).read_text() for h in HEADERS)
 
 
 ffibuilder = FFI()

@@ -1,6 +1,9 @@
-/* ckr.h -- include this from C; it wraps the cdef-clean public API. */
+/* ckr.h -- include this from C; it wraps the cdef-clean public API headers. */
 #ifndef CKR_H
 #define CKR_H
 #include <stdint.h>
 #include "ckr_api.h"
+#include "ckr_terms.h"
+#include "ckr_book.h"
+#include "ckr_rote.h"
 #endif

@@ -122,6 +122,23 @@ uint64_t ckr_perft(const ckr_pos *pos, int depth, int bulk);
 #define CKR_EVAL_DEFAULT 1
 #define CKR_EVAL_LINEAR 2
 #define CKR_EVAL_TABLE 3
+/* The learners' evaluators.  They may read the position before the last move
+ * (Samuel's terms are differences from it) and the game ply (Griffith's move
+ * phases), so the search calls them through ckr_evaluate_ctx.
+ *   CKR_EVAL_SAMUEL     Samuel's polynomial: weights[i] is the coefficient of
+ *                       Samuel term i (csrc/ckr_terms.h); 0 leaves it out.
+ *   CKR_EVAL_SIGNATURE  Samuel's 1967 signature-table hierarchy (data blob).
+ *   CKR_EVAL_TABULATED  the refinement paper's 8 tables of 5 parameters.
+ *   CKR_EVAL_PHASE      Griffith's move-phase tables.
+ *   CKR_EVAL_HEURISTIC  Griffith's four-rule heuristic evaluator.
+ * The table kinds keep their numbers in data[0..ndata-1], laid out as the
+ * owning module documents (csrc/book_eval.c); the caller keeps that buffer
+ * alive while the evaluator is in use. */
+#define CKR_EVAL_SAMUEL 4
+#define CKR_EVAL_SIGNATURE 5
+#define CKR_EVAL_TABULATED 6
+#define CKR_EVAL_PHASE 7
+#define CKR_EVAL_HEURISTIC 8
 #define CKR_MAX_FEATURES 64
 #define CKR_WEIGHT_ONE 256
 
@@ -131,12 +148,18 @@ typedef struct ckr_eval {
     int32_t weights[64];
     int32_t man_table[32];
     int32_t king_table[32];
+    const int32_t *data;
+    int64_t ndata;
 } ckr_eval;
 
 int ckr_num_features(void);
 const char *ckr_feature_name(int index);
 int ckr_features(const ckr_pos *pos, int32_t *out);
 int ckr_evaluate(const ckr_eval *eval, const ckr_pos *pos);
+/* parent: the position before the last move, or NULL when unknown (the
+ * evaluator then falls back as its module documents); game_ply: plies played
+ * in the game before pos (0 at the start). */
+int ckr_evaluate_ctx(const ckr_eval *eval, const ckr_pos *pos, const ckr_pos *parent, int game_ply);
 
 /* ---- search ----
  * Modes: CKR_MODE_PVS, the modern engine (iterative deepening PVS);
@@ -163,6 +186,9 @@ typedef struct ckr_limits {
     int samuel_breaks[4];
     int driver;
     int64_t info_ms;  /* least time between two reports to the callback; 0: every iteration */
+    int game_ply;     /* plies played in the game before the root (for move-phase evaluators) */
+    int has_parent;   /* 1: parent holds the position before the root's last move */
+    ckr_pos parent;
 } ckr_limits;
 
 typedef struct ckr_info {

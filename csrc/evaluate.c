@@ -236,13 +236,20 @@ static int table_eval(const ckr_eval *e, const ckr_pos *p)
     return score;
 }
 
-int ckr_evaluate(const ckr_eval *e, const ckr_pos *p)
+int ckr_evaluate(const ckr_eval *e, const ckr_pos *p) { return ckr_evaluate_ctx(e, p, NULL, 0); }
+
+int ckr_evaluate_ctx(const ckr_eval *e, const ckr_pos *p, const ckr_pos *parent, int game_ply)
 {
     int s;
     switch (e ? e->kind : CKR_EVAL_DEFAULT) {
     case CKR_EVAL_MATERIAL: s = material_eval(p); break;
     case CKR_EVAL_LINEAR: s = weighted(p, e->weights, e->nweights); break;
     case CKR_EVAL_TABLE: s = table_eval(e, p); break;
+    case CKR_EVAL_SAMUEL: s = ckr_samuel_eval(e, p, parent); break;
+    case CKR_EVAL_SIGNATURE:
+    case CKR_EVAL_TABULATED:
+    case CKR_EVAL_PHASE:
+    case CKR_EVAL_HEURISTIC: s = ckr_book_eval(e, p, parent, game_ply); break;
     default: s = weighted(p, default_weights, F_COUNT); break;
     }
     if (s > CKR_WIN_BOUND - 1)

@@ -67,6 +67,7 @@ struct ckr_engine {
     int scores[CKR_MAX_PLY + 1][CKR_MAX_MOVES];
     ckr_move pv[CKR_MAX_PLY + 1][CKR_MAX_PLY + 1];
     int pvlen[CKR_MAX_PLY + 1];
+    const ckr_move *line[CKR_MAX_PLY + 1]; /* line[k]: the move made at ply k on the current path */
 };
 
 /* prototypes */
@@ -279,9 +280,28 @@ static inline int enter_node(ckr_engine *e, int ply)
  * progress (trades, men forward) instead of shuffling kings. */
 #define FORTY_MOVE_PLIES 80
 
-static inline int eval_quiet(ckr_engine *e, const ckr_pos *p, int quiet)
+/* The static score at a node.  The learners' evaluators also see the position
+ * before the last move (Samuel's terms are differences from it) and the game
+ * ply; both come from the current line, so the common evaluators pay nothing. */
+static int leaf_eval(ckr_engine *e, const ckr_pos *p, int ply)
 {
-    int s = ckr_evaluate(&e->eval, p);
+    if (e->eval.kind < CKR_EVAL_SAMUEL)
+        return ckr_evaluate(&e->eval, p);
+    ckr_pos parent;
+    const ckr_pos *pp = NULL;
+    if (ply > 0) {
+        parent = *p;
+        ckr_unmake(&parent, e->line[ply - 1]);
+        pp = &parent;
+    } else if (e->limits.has_parent) {
+        pp = &e->limits.parent;
+    }
+    return ckr_evaluate_ctx(&e->eval, p, pp, e->limits.game_ply + ply);
+}
+
+static inline int eval_quiet(ckr_engine *e, const ckr_pos *p, int quiet, int ply)
+{
+    int s = leaf_eval(e, p, ply);
     if (quiet > 10)
         s = s * (90 - quiet) / 80;
     return s;
@@ -306,13 +326,13 @@ static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int pl
             return alpha;
     }
     if (ply >= CKR_MAX_PLY - 1)
-        return eval_quiet(e, p, quiet);
+        return eval_quiet(e, p, quiet, ply);
 
     /* Quiescence: without depth left, only a forced capture is searched on;
      * a quiet position is scored as it stands (or lost, with no move at all). */
     if (depth <= 0) {
         if (!ckr_has_capture(p))
-            return bb_has_quiet(p) ? eval_quiet(e, p, quiet) : -CKR_WIN + ply;
+            return bb_has_quiet(p) ? eval_quiet(e, p, quiet, ply) : -CKR_WIN + ply;
         depth = 0;
     }
 
@@ -367,6 +387,7 @@ static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int pl
         int ext = (n == 1 || capture) ? 1 : 0;
         int child_floor = irreversible(m) ? e->rep_len : floor;
         int nd = depth - 1 + ext;
+        e->line[ply] = m;
         ckr_make(p, m);
         int v;
         if (i == 0) {
@@ -463,7 +484,7 @@ static int samuel(ckr_engine *e, ckr_pos *p, int alpha, int beta, int ply, int l
         else
             stop = !jump_next && !last_jump && !exchange_offer(e, p, moves, n);
         if (stop) {
-            int s = ckr_evaluate(&e->eval, p);
+            int s = leaf_eval(e, p, ply);
             /* Cut off with a jump pending: credit the side to move with a man. */
             if (jump_next)
                 s += 100;
@@ -472,6 +493,7 @@ static int samuel(ckr_engine *e, ckr_pos *p, int alpha, int beta, int ply, int l
     }
     int best = -CKR_INF;
     for (int i = 0; i < n; i++) {
+        e->line[ply] = &moves[i];
         ckr_make(p, &moves[i]);
         int v = -samuel(e, p, -beta, -alpha, ply + 1, jump_next);
         ckr_unmake(p, &moves[i]);
@@ -501,9 +523,10 @@ static int minimax(ckr_engine *e, ckr_pos *p, int depth, int ply)
     if (n == 0)
         return -CKR_WIN + ply;
     if (depth <= 0 || ply >= CKR_MAX_PLY - 1)
-        return ckr_evaluate(&e->eval, p);
+        return leaf_eval(e, p, ply);
     int best = -CKR_INF;
     for (int i = 0; i < n; i++) {
+        e->line[ply] = &moves[i];
         ckr_make(p, &moves[i]);
         int v = -minimax(e, p, depth - 1, ply + 1);
         ckr_unmake(p, &moves[i]);

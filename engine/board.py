@@ -101,6 +101,16 @@ class Board:
         return self._state.raw
 
     @property
+    def previous_raw(self) -> core.RawPosition | None:
+        """The position before the last move, if the board knows it."""
+        return self._stack[-1].raw if self._stack else None
+
+    @property
+    def ply(self) -> int:
+        """Plies pushed since the board was set up."""
+        return len(self._stack)
+
+    @property
     def hash(self) -> int:
         return self._state.hash
 

@@ -28,6 +28,11 @@ EVAL_MATERIAL: int = lib.CKR_EVAL_MATERIAL
 EVAL_DEFAULT: int = lib.CKR_EVAL_DEFAULT
 EVAL_LINEAR: int = lib.CKR_EVAL_LINEAR
 EVAL_TABLE: int = lib.CKR_EVAL_TABLE
+EVAL_SAMUEL: int = lib.CKR_EVAL_SAMUEL
+EVAL_SIGNATURE: int = lib.CKR_EVAL_SIGNATURE
+EVAL_TABULATED: int = lib.CKR_EVAL_TABULATED
+EVAL_PHASE: int = lib.CKR_EVAL_PHASE
+EVAL_HEURISTIC: int = lib.CKR_EVAL_HEURISTIC
 WEIGHT_ONE: int = lib.CKR_WEIGHT_ONE
 MAX_FEATURES: int = lib.CKR_MAX_FEATURES
 
@@ -128,9 +133,25 @@ class EvalSpec:
     weights: tuple[int, ...] = ()
     man_table: tuple[int, ...] = ()
     king_table: tuple[int, ...] = ()
+    data: tuple[int, ...] = ()
+    """The table kinds' numbers (int32), laid out as csrc/book_eval.c documents."""
 
 
-def _new_eval(spec: EvalSpec) -> object:
+class _EvalBuffers:
+    """A ``ckr_eval`` and the data buffer it points into, kept alive together."""
+
+    def __init__(self, spec: EvalSpec) -> None:
+        self.data = ffi.new("int32_t[]", list(spec.data)) if spec.data else ffi.NULL
+        self.ev = _fill_eval(spec)
+        self.ev.data = self.data
+        self.ev.ndata = len(spec.data)
+
+
+def _new_eval(spec: EvalSpec) -> _EvalBuffers:
+    return _EvalBuffers(spec)
+
+
+def _fill_eval(spec: EvalSpec) -> object:
     ev = ffi.new("ckr_eval *")
     ev.kind = spec.kind
     if len(spec.weights) > MAX_FEATURES:
@@ -146,9 +167,17 @@ def _new_eval(spec: EvalSpec) -> object:
     return ev
 
 
-def evaluate(raw: RawPosition, spec: EvalSpec) -> int:
-    """Static score for the side to move, 100 = one man."""
-    return int(lib.ckr_evaluate(_new_eval(spec), _new_pos(raw)))
+def evaluate(
+    raw: RawPosition, spec: EvalSpec, parent: RawPosition | None = None, game_ply: int = 0
+) -> int:
+    """Static score for the side to move, 100 = one man.
+
+    ``parent`` is the position before the last move and ``game_ply`` the plies
+    played before ``raw``; only the learners' evaluators read them.
+    """
+    buffers = _new_eval(spec)
+    parent_pos = _new_pos(parent) if parent is not None else ffi.NULL
+    return int(lib.ckr_evaluate_ctx(buffers.ev, _new_pos(raw), parent_pos, int(game_ply)))
 
 
 @dataclass(frozen=True)
@@ -201,6 +230,10 @@ class CoreLimits:
     driver: int = DRIVER_PVS
     info_ms: int = 0
     """Least milliseconds between two reports to ``on_info`` (0: every iteration)."""
+    game_ply: int = 0
+    """Plies played in the game before the root (the move-phase evaluators read it)."""
+    parent: RawPosition | None = None
+    """The position before the root's last move (Samuel's difference terms read it)."""
 
 
 class CoreEngine:
@@ -212,6 +245,7 @@ class CoreEngine:
     def __init__(self, hash_mb: int = 64) -> None:
         self._lock = threading.Lock()
         self._ptr = ffi.gc(lib.ckr_engine_new(int(hash_mb)), lib.ckr_engine_free)
+        self._eval: _EvalBuffers | None = None  # the engine points into its data buffer
         if self._ptr == ffi.NULL:
             raise MemoryError(f"cannot allocate a {hash_mb} MB transposition table")
         self.hash_mb = int(hash_mb)
@@ -229,8 +263,10 @@ class CoreEngine:
             lib.ckr_engine_clear(self._ptr)
 
     def set_eval(self, spec: EvalSpec) -> None:
+        buffers = _new_eval(spec)
         with self._lock:
-            lib.ckr_engine_set_eval(self._ptr, _new_eval(spec))
+            lib.ckr_engine_set_eval(self._ptr, buffers.ev)
+            self._eval = buffers
 
     def stop(self) -> None:
         lib.ckr_engine_stop(self._ptr)
@@ -256,6 +292,10 @@ class CoreEngine:
                 lim.samuel_breaks[i] = b
             lim.driver = limits.driver
             lim.info_ms = limits.info_ms
+            lim.game_ply = limits.game_ply
+            if limits.parent is not None:
+                lim.has_parent = 1
+                lim.parent = _new_pos(limits.parent)[0]
             result = ffi.new("ckr_info *")
             handle = ffi.new_handle(on_info) if on_info else ffi.NULL
             lib.ckr_engine_set_callback(self._ptr, lib.ckr_py_on_info if on_info else ffi.NULL, handle)

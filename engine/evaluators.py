@@ -23,7 +23,7 @@ class Evaluator:
 
     def evaluate(self, board: Board) -> int:
         """Static score of ``board`` for the side to move (100 = one man)."""
-        return core.evaluate(board.raw, self.spec)
+        return core.evaluate(board.raw, self.spec, board.previous_raw, board.ply)
 
 
 MATERIAL = Evaluator("material", core.EvalSpec(core.EVAL_MATERIAL))

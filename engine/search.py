@@ -169,6 +169,8 @@ class Searcher:
             samuel_breaks=self.samuel_breaks,
             driver=core.DRIVER_MTDF if self.mtdf else core.DRIVER_PVS,
             info_ms=round(info_interval * 1000),
+            game_ply=board.ply,
+            parent=board.previous_raw,
         )
         cb = (lambda ci: on_info(_to_info(ci))) if on_info else None
         watcher = None

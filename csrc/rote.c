@@ -1,0 +1,2 @@
+/* rote.c -- Samuel's rote memory for the search.  (Being written.) */
+#include "bitboard.h"
