@@ -14,7 +14,10 @@ from cffi import FFI
 
 HERE = Path(__file__).resolve().parent
 # Every csrc/*.c file (scripts/sanitize compiles them all by glob).
-SOURCES = ["position.c", "movegen.c", "perft.c", "evaluate.c", "search.c", "samuel_terms.c", "book_eval.c", "rote.c"]
+SOURCES = [
+    "position.c", "movegen.c", "perft.c", "evaluate.c", "search.c", "samuel_terms.c", "rote.c",
+    "book_eval.c", "signature_tables.c", "tabulated.c", "phase_tables.c", "heuristic_eval.c",
+]
 # The cdef-clean public headers, in order (ckr.h includes the same ones for C).
 HEADERS = ["ckr_api.h", "ckr_terms.h", "ckr_book.h", "ckr_rote.h"]
 

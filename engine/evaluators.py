@@ -6,8 +6,11 @@ one in Python and the search still runs entirely in C.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from engine import core
 from engine.board import Board
@@ -20,6 +23,8 @@ class Evaluator:
 
     name: str
     spec: core.EvalSpec
+    meta: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    """Where it came from (training data, games, figures): saved with it, never read by the search."""
 
     def evaluate(self, board: Board) -> int:
         """Static score of ``board`` for the side to move (100 = one man)."""
@@ -61,10 +66,101 @@ def features(board: Board) -> dict[str, int]:
 
 
 BUILTIN: dict[str, Evaluator] = {e.name: e for e in (MATERIAL, DEFAULT)}
+"""The evaluators defined in code."""
+
+LEARNED_DIR = Path(__file__).resolve().parent / "data" / "evaluators"
+"""Trained evaluators shipped with the package, one JSON file each, named by file stem."""
+
+_KINDS: dict[str, int] = {
+    "material": core.EVAL_MATERIAL,
+    "default": core.EVAL_DEFAULT,
+    "linear": core.EVAL_LINEAR,
+    "table": core.EVAL_TABLE,
+    "samuel": core.EVAL_SAMUEL,
+    "signature": core.EVAL_SIGNATURE,
+    "tabulated": core.EVAL_TABULATED,
+    "phase": core.EVAL_PHASE,
+    "heuristic": core.EVAL_HEURISTIC,
+}
+_KIND_NAMES = {v: k for k, v in _KINDS.items()}
+
+
+def to_dict(evaluator: Evaluator) -> dict[str, Any]:
+    spec = evaluator.spec
+    return {
+        "name": evaluator.name,
+        "kind": _KIND_NAMES[spec.kind],
+        "weights": list(spec.weights),
+        "man_table": list(spec.man_table),
+        "king_table": list(spec.king_table),
+        "data": list(spec.data),
+        "meta": dict(evaluator.meta),
+    }
+
+
+def from_dict(d: Mapping[str, Any], source: str = "evaluator") -> Evaluator:
+    """An evaluator from its saved form; OptionError naming ``source`` when it is malformed."""
+    try:
+        kind = _KINDS[d["kind"]]
+        spec = core.EvalSpec(
+            kind,
+            weights=tuple(int(w) for w in d.get("weights", ())),
+            man_table=tuple(int(v) for v in d.get("man_table", ())),
+            king_table=tuple(int(v) for v in d.get("king_table", ())),
+            data=tuple(int(v) for v in d.get("data", ())),
+        )
+        return Evaluator(str(d["name"]), spec, dict(d.get("meta", {})))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise OptionError(f"{source}: not a valid evaluator file ({exc!r})") from None
+
+
+def save(evaluator: Evaluator, path: str | Path) -> None:
+    """Write atomically, so a crash never leaves half a file where a good one was."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(target.suffix + ".tmp")
+    tmp.write_text(json.dumps(to_dict(evaluator), separators=(",", ":")))
+    tmp.replace(target)
+
+
+def load(path: str | Path) -> Evaluator:
+    source = Path(path)
+    try:
+        d = json.loads(source.read_text())
+    except FileNotFoundError:
+        raise OptionError(f"no evaluator file {str(source)!r}") from None
+    except (OSError, ValueError) as exc:
+        raise OptionError(f"{source}: cannot read evaluator file ({exc})") from None
+    if not isinstance(d, dict):
+        raise OptionError(f"{source}: not a valid evaluator file (expected a JSON object)")
+    return from_dict(d, str(source))
+
+
+def available() -> list[str]:
+    """Names ``by_name`` accepts: the built-in evaluators, then the shipped learned ones."""
+    learned = sorted(p.stem for p in LEARNED_DIR.glob("*.json")) if LEARNED_DIR.is_dir() else []
+    return list(BUILTIN) + [n for n in learned if n not in BUILTIN]
 
 
 def by_name(name: str) -> Evaluator:
-    try:
+    """A built-in or shipped evaluator by name, or any evaluator file by its ``.json`` path."""
+    if name in BUILTIN:
         return BUILTIN[name]
-    except KeyError:
-        raise OptionError(f"unknown evaluator {name!r}; choose from {', '.join(BUILTIN)}") from None
+    shipped = LEARNED_DIR / f"{name}.json"
+    if "/" not in name and shipped.is_file():
+        return load(shipped)
+    if name.endswith(".json"):
+        return load(name)
+    known = ", ".join(available())
+    raise OptionError(f"unknown evaluator {name!r}; choose from {known} or give a .json file")
+
+
+def evaluator_name(name: str) -> str:
+    """argparse ``type=``: the name if ``by_name`` knows it (so a typo fails at parse time)."""
+    import argparse
+
+    try:
+        by_name(name)
+    except OptionError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return name

@@ -63,7 +63,7 @@ class OptionSpec:
 
 
 ENGINE_OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec("evaluator", "enum", "default", tuple(evaluators.BUILTIN),
+    OptionSpec("evaluator", "enum", "default", tuple(evaluators.available()),
                help="the evaluation function"),
     OptionSpec("mode", "enum", "pvs", MODES,
                help="search: modern PVS, Samuel's 1959 plies, or Shannon type A"),

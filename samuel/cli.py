@@ -14,7 +14,9 @@ from collections.abc import Sequence
 
 from engine.errors import SamuelError
 
-COMMANDS = ["perft", "bench", "analyse", "play", "pdn", "serve", "hub", "cb", "dxp", "emu704"]
+COMMANDS = [
+    "perft", "bench", "analyse", "play", "pdn", "serve", "hub", "cb", "dxp", "emu704", "learn", "agree",
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -12,7 +12,7 @@ import logging
 import sys
 from collections.abc import Awaitable, Callable
 
-from engine.evaluators import BUILTIN
+from engine.evaluators import available, evaluator_name
 from protocol.context import ServerSettings, Writer
 from protocol.framing import DEFAULT_MAX_LINE, stream_limit
 from protocol.options import BACKENDS, MODES
@@ -34,8 +34,8 @@ def port_number(text: str) -> int:
 
 def add_session_arguments(p: argparse.ArgumentParser, *, modes: bool = True, line: bool = True) -> None:
     """--eval/--evaluator, --mode, --hash, --backend (and --max-line) for new sessions."""
-    p.add_argument("--eval", "--evaluator", dest="evaluator", default="default", choices=sorted(BUILTIN),
-                   help="evaluator (default: %(default)s)")
+    p.add_argument("--eval", "--evaluator", dest="evaluator", default="default", type=evaluator_name,
+                   help=f"evaluator: {', '.join(available())} or a .json file (default: %(default)s)")
     if modes:
         p.add_argument("--mode", default="pvs", choices=MODES, help="search mode (default: %(default)s)")
     p.add_argument("--hash", type=positive_int, default=16, metavar="MB",

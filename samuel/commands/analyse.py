@@ -19,7 +19,7 @@ from typing import TextIO
 
 from engine.board import Board
 from engine.errors import GameOverError, SamuelError
-from engine.evaluators import BUILTIN, by_name
+from engine.evaluators import available, by_name, evaluator_name
 from engine.fen import START_FEN
 from engine.limits import Limit
 from engine.move import Move
@@ -51,8 +51,8 @@ def positive_float(text: str) -> float:
 
 def add_engine_arguments(p: argparse.ArgumentParser) -> None:
     """The options that configure a Searcher (shared with ``samuel play``)."""
-    p.add_argument("--eval", default="default", choices=sorted(BUILTIN),
-                   help="evaluator (default: %(default)s)")
+    p.add_argument("--eval", default="default", type=evaluator_name,
+                   help=f"evaluator: {', '.join(available())} or a .json file (default: %(default)s)")
     p.add_argument("--mode", default="pvs", choices=MODE_CHOICES,
                    help="search algorithm: modern PVS, Samuel's 1959 search, or plain minimax "
                         "(default: %(default)s)")

@@ -1,0 +1,10 @@
+/* heuristic_eval.c -- (being written) */
+#include "bitboard.h"
+
+int ckr_heuristic_eval(const ckr_eval *eval, const ckr_pos *pos, const ckr_pos *parent)
+{
+    (void)eval;
+    (void)pos;
+    (void)parent;
+    return 0;
+}
