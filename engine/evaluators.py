@@ -164,3 +164,6 @@ def evaluator_name(name: str) -> str:
     except OptionError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return name
+
+
+import engine.samuel_terms  # noqa: E402, F401  registers "samuel-1959" (it builds on Evaluator)
