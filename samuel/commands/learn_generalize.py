@@ -1,0 +1,216 @@
+"""samuel learn generalize: Samuel's learning by generalization (Alpha against Beta, second series).
+
+    samuel learn generalize --games 60 --seed 1 --depth 4 --out out/generalize
+
+``--games`` is the total the run should reach: with an existing state file the run resumes from it
+and plays only the games still missing.  After every game the state (both polynomials, correlations,
+tallies, black marks, reserve list, game count, RNG state) is written atomically, and so is Alpha's
+polynomial as an evaluator file (``--eval OUT/samuel-alpha.json`` anywhere).  At the end a PNG like
+Samuel's Figure 4 shows the coefficients against games played.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from engine import evaluators
+from engine.errors import OptionError
+from engine.learners.generalize import GAME_PLIES, GameRecord, MoveLearning, SelfPlay, SelfPlayConfig
+from engine.learners.generalize_state import exponent
+
+DEFAULT_OUT = Path("out") / "generalize"
+
+
+def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = learners.add_parser(
+        "generalize",
+        help="Samuel's 1959 learning by generalization: Alpha/Beta self-play",
+        description=__doc__.split("\n\n")[0] if __doc__ else None,
+    )
+    p.add_argument("--games", type=int, required=True, metavar="N",
+                   help="total games the run should reach (a resumed run plays the rest)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed of the run (default 0; a state keeps its own)")
+    p.add_argument("--depth", type=int, default=None,
+                   help="minimum ply of Samuel's search for both players (default 4)")
+    p.add_argument("--initial-terms", choices=("samuel", "random"), default=None,
+                   help="first 16 terms: from Appendix C's survivors (second series, default) or a "
+                        "seeded arbitrary pick (first series)")
+    p.add_argument("--game-plies", type=int, default=None,
+                   help=f"stop and judge a game after this many moves (default {GAME_PLIES})")
+    p.add_argument("--state", type=Path, default=None, help="state file (default OUT/state.json)")
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
+    p.add_argument("--name", default="samuel-alpha",
+                   help="name of the evaluator written (default samuel-alpha)")
+    p.set_defaults(func=run)
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write then rename, so a crash leaves the previous complete file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def load_state(path: Path) -> SelfPlay:
+    try:
+        return SelfPlay.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise OptionError(f"{path}: not a generalization state file ({exc})") from None
+
+
+def save_outputs(run: SelfPlay, state_path: Path, eval_path: Path, name: str) -> None:
+    write_json_atomic(state_path, run.to_dict())
+    evaluators.save(run.alpha_evaluator(name), eval_path)
+
+
+def leading_table(run: SelfPlay, count: int = 12) -> list[str]:
+    """Appendix C's table for the current polynomial: term, correlation, sign, power of 2, uses."""
+    active = sorted(run.alpha.active, key=lambda t: -abs(t.correlation))
+    c_max = max((abs(t.correlation) for t in active), default=0.0)
+    lines = [f"{'term':<7} {'corr':>6} {'sign':>4} {'power':>5} {'adjusted':>8}"]
+    for t in active[:count]:
+        power = str(exponent(t.correlation, c_max)) if t.correlation else "-"
+        lines.append(f"{t.name:<7} {abs(t.correlation):6.3f} {t.sign:>4} {power:>5} {t.uses:>8}")
+    return lines
+
+
+def plot_figure4(run: SelfPlay, path: Path, top: int = 10) -> None:
+    """Coefficients (signed power of two) of the more significant terms against games played."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    snapshots: list[dict[str, int]] = [run.initial] + [g.coefficients for g in run.history]
+
+    def signed_power(c: int) -> float:
+        return 0.0 if c == 0 else (1 if c > 0 else -1) * (abs(c).bit_length() - 1)
+
+    final = run.alpha.correlations()
+    chosen = sorted(final, key=lambda n: -abs(final[n]))[:top]
+    for snap in snapshots:  # every term that ever led
+        if snap:
+            lead = max(snap, key=lambda n: abs(snap[n]))
+            if snap[lead] and lead not in chosen:
+                chosen.append(lead)
+    fig, ax = plt.subplots(figsize=(11, 6.5))
+    games = list(range(len(snapshots)))
+    for name in chosen:
+        ys = [signed_power(s[name]) if name in s else float("nan") for s in snapshots]
+        ax.plot(games, ys, marker=".", linewidth=1.2, label=name)
+    for g in run.history:
+        if g.adopted:
+            ax.axvline(g.game, color="0.8", linewidth=0.8, zorder=0)
+        if g.penalized:
+            ax.axvline(g.game, color="red", linestyle=":", linewidth=0.8, zorder=0)
+    ax.axhline(0, color="black", linewidth=0.6)
+    ax.set_xlabel("games played")
+    ax.set_ylabel("coefficient: sign × power of 2 (0 = out or zero)")
+    ax.set_ylim(-19, 19)
+    cfg = run.config
+    ax.set_title(f"Learning by generalization (cf. Samuel 1959, Fig. 4): seed {cfg.seed}, "
+                 f"minimum ply {cfg.depth}, {run.games} games\n"
+                 "grey lines: Beta adopts Alpha's polynomial; "
+                 "red dotted: leading term zeroed (3 black marks)",
+                 fontsize=10)
+    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp.png")
+    fig.savefig(tmp, dpi=110)
+    plt.close(fig)
+    os.replace(tmp, path)
+
+
+def _tally(history: list[GameRecord]) -> str:
+    w = sum(1 for g in history if g.result > 0)
+    lo = sum(1 for g in history if g.result < 0)
+    return f"Alpha +{w} ={len(history) - w - lo} -{lo}"
+
+
+def run(args: argparse.Namespace) -> int:
+    console = Console(stderr=True)
+    out: Path = args.out
+    state_path: Path = args.state or out / "state.json"
+    eval_path = out / f"{args.name}.json"
+    figure_path = out / "figure4.png"
+    if args.games < 1:
+        raise OptionError("--games must be at least 1")
+
+    if state_path.exists():
+        sp = load_state(state_path)
+        given = {"seed": args.seed, "depth": args.depth, "initial_terms": args.initial_terms,
+                 "game_plies": args.game_plies}
+        kept = sp.config.to_dict()
+        for key, value in given.items():
+            if value is not None and value != kept[key]:
+                console.print(f"[yellow]{state_path} was started with {key}={kept[key]}; "
+                              f"keeping it (ignoring {value})[/]")
+        console.print(f"resuming {state_path}: {sp.games} games played")
+    else:
+        cfg = SelfPlayConfig(
+            depth=args.depth if args.depth is not None else 4,
+            seed=args.seed if args.seed is not None else 0,
+            initial_terms=args.initial_terms or "samuel",
+            game_plies=args.game_plies or GAME_PLIES,
+        )
+        if cfg.depth < 1 or cfg.game_plies < 1:
+            raise OptionError("--depth and --game-plies must be at least 1")
+        sp = SelfPlay.start(cfg)
+        save_outputs(sp, state_path, eval_path, args.name)
+
+    todo = max(0, args.games - sp.games)
+    started = time.perf_counter()
+    with Progress(
+        TextColumn("[bold]generalize"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        TextColumn("{task.fields[ply]}"), TextColumn("{task.fields[tally]}"),
+        TextColumn("{task.fields[lead]}"),
+        console=console,
+    ) as progress:
+        task = progress.add_task("games", total=args.games, completed=sp.games, ply="",
+                                 tally=_tally(sp.history), lead="")
+
+        def on_ply(ply: int, learned: MoveLearning | None) -> None:
+            note = f"move {ply:>2}/{sp.config.game_plies}"
+            if learned is not None and learned.delta is not None:
+                note += f"  delta {learned.delta:+d}"
+            progress.update(task, ply=note)
+
+        for _ in range(todo):
+            rec = sp.play_game(on_ply)
+            save_outputs(sp, state_path, eval_path, args.name)
+            lead = max(rec.coefficients, key=lambda n: abs(rec.coefficients[n]))
+            notes = " adopted" if rec.adopted else ""
+            notes += f" zeroed {rec.penalized}" if rec.penalized else ""
+            progress.update(task, advance=1, tally=_tally(sp.history),
+                            lead=f"lead {lead} {'+' if rec.coefficients[lead] > 0 else '-'}{notes}")
+    wall = time.perf_counter() - started
+
+    plot_figure4(sp, figure_path)
+    h = sp.history
+    adoptions = sum(g.adopted for g in h)
+    penalties = [g.penalized for g in h if g.penalized]
+    print(f"games        {sp.games} ({todo} this run, {wall:.1f} s)")
+    print(f"results      {_tally(h)}  (won or ahead when stopped at {sp.config.game_plies} moves)")
+    print(f"adoptions    {adoptions} (Beta took Alpha's polynomial)   black-mark penalties {len(penalties)}"
+          + (f" ({', '.join(p for p in penalties if p)})" if penalties else ""))
+    print(f"corrections  {sp.alpha.corrections} sets of adjustments over {sp.alpha.moves} Alpha moves")
+    print("polynomial   " + "\n             ".join(leading_table(sp)))
+    dropped = ", ".join(f"{d.name} {d.uses}" for d in sp.alpha.discards)
+    print(f"discarded    {dropped or 'none'}")
+    print(f"state        {state_path}")
+    print(f"evaluator    {eval_path}")
+    print(f"figure       {figure_path}")
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,154 @@
+"""Samuel's Alpha/Beta learner end to end: Alpha's per-move step, self-play, resume, the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engine import BLACK, WHITE, Board, evaluators, samuel_terms
+from engine.learners.generalize import (
+    Alpha,
+    SelfPlay,
+    SelfPlayConfig,
+    initial_order,
+    initial_search,
+    material,
+    ratio_changed,
+)
+from engine.learners.generalize_state import ACTIVE_TERMS, PolynomialState
+from samuel.cli import main as cli_main
+
+CFG = SelfPlayConfig(depth=2, seed=7)
+
+
+def _alpha() -> Alpha:
+    import random
+
+    return Alpha(PolynomialState.start(initial_order("samuel", random.Random(1))))
+
+
+def test_initial_order_is_the_38_terms() -> None:
+    import random
+
+    for how in ("samuel", "random"):
+        order = initial_order(how, random.Random(3))
+        assert sorted(order) == sorted(samuel_terms.TERM_NAMES[1:])
+    assert "PADV" not in initial_order("samuel", random.Random(3))[:ACTIVE_TERMS]
+
+
+def test_initial_search_scores_a_quiet_position_as_it_stands() -> None:
+    alpha = _alpha()
+    board = Board()
+    board.push_many(["11-15", "23-19"])
+    ev = alpha.evaluator()
+    score, kept = initial_search(board, ev, BLACK, 1)
+    assert score == ev.evaluate(board)
+    assert kept.pov == 1 and kept.leaf == board.raw
+    assert kept.values == dict(zip(samuel_terms.TERM_NAMES, samuel_terms.terms(board), strict=True))
+
+
+def test_initial_search_plays_out_a_pending_jump() -> None:
+    alpha = _alpha()
+    board = Board()
+    board.push_many(["11-15", "24-19"])  # Black must take 15x24
+    score, kept = initial_search(board, alpha.evaluator(), BLACK, 1)
+    assert kept.leaf != board.raw
+    # White recaptures at once (28x19 or 27x20), so the quiet leaf has Black to move again.
+    assert kept.material == material(kept.leaf, BLACK)
+    assert kept.pov in (1, -1)
+    assert isinstance(score, int)
+
+
+def test_piece_ratio() -> None:
+    assert not ratio_changed((24, 24), (22, 22))  # an even trade when level
+    assert ratio_changed((24, 22), (22, 20))  # a trade when ahead
+    assert ratio_changed((24, 24), (24, 22))
+
+
+def test_alpha_span_and_correction() -> None:
+    alpha = _alpha()
+    alpha.new_game(BLACK)
+    board = Board()
+    board.push_many(["11-15", "23-19"])
+    first = alpha.learn(board, 0)
+    assert first.delta is None and first.span == 0 and first.correction is None
+    kept = alpha._retained
+    assert kept is not None
+    board.push_many(["8-11", "22-17"])
+    # A delta below the minimum: no change, the span grows and the old position stays retained.
+    retained_score = alpha._score(kept)
+    small = alpha.learn(board, retained_score + 10)
+    assert small.minimum == 32.0  # all 16 coefficients at 2^18, in centi-men (>> 13)
+    assert small.delta is not None and 0 < abs(small.delta) < small.minimum
+    assert small.correction is None
+    assert alpha._retained is kept
+    board.push_many(["9-13", "17-14"])
+    # A large negative delta: a correction over a span of two moves, credit to the earlier position.
+    big = alpha.learn(board, -250)
+    assert big.span == 2
+    assert big.initial == (0 if abs(retained_score) < 32 else retained_score)
+    assert big.delta == -250 - (big.initial or 0)
+    assert big.correction is not None and big.correction.terms
+    assert alpha._retained is not kept and alpha._retained is not None
+    assert alpha._retained.move == 3
+
+
+def test_two_games_same_seed_are_identical() -> None:
+    runs = []
+    for _ in range(2):
+        sp = SelfPlay.start(CFG)
+        sp.play_game()
+        sp.play_game()
+        runs.append(json.dumps(sp.to_dict(), sort_keys=True))
+    assert runs[0] == runs[1]
+    state = json.loads(runs[0])
+    assert state["games"] == 2
+    assert state["history"][0]["alpha_color"] == "white" and state["history"][1]["alpha_color"] == "black"
+    assert all(len(g["moves"]) == g["plies"] <= 70 for g in state["history"])
+
+
+def test_resume_after_one_game_equals_two_games() -> None:
+    straight = SelfPlay.start(CFG)
+    straight.play_game()
+    straight.play_game()
+    first = SelfPlay.start(CFG)
+    first.play_game()
+    resumed = SelfPlay.from_dict(json.loads(json.dumps(first.to_dict())))
+    resumed.play_game()
+    assert json.dumps(resumed.to_dict(), sort_keys=True) == json.dumps(straight.to_dict(), sort_keys=True)
+
+
+def test_padv_is_fixed_and_never_learned() -> None:
+    sp = SelfPlay.start(CFG)
+    sp.play_game()
+    assert "PADV" not in sp.alpha.names and "PADV" not in sp.alpha.reserve
+    weights = sp.alpha_evaluator().spec.weights
+    assert weights[0] == samuel_terms.PADV_WEIGHT
+
+
+def test_cli_writes_state_evaluator_and_figure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+    assert cli_main(["learn", "generalize", "--games", "1", "--depth", "2", "--seed", "3",
+                     "--out", str(out)]) == 0
+    state = json.loads((out / "state.json").read_text())
+    assert state["games"] == 1
+    assert (out / "figure4.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    ev = evaluators.load(out / "samuel-alpha.json")
+    assert ev.spec.kind == samuel_terms.polynomial({}).spec.kind
+    assert isinstance(ev.evaluate(Board()), int)
+    assert "polynomial" in capsys.readouterr().out
+    # Resuming to two games plays one more from the saved state.
+    assert cli_main(["learn", "generalize", "--games", "2", "--out", str(out)]) == 0
+    assert json.loads((out / "state.json").read_text())["games"] == 2
+    assert not list(out.glob("*.tmp"))
+
+
+def test_alpha_colour_alternates_and_beta_is_fixed_within_a_game() -> None:
+    sp = SelfPlay.start(CFG)
+    beta_before = dict(sp.beta)
+    rec = sp.play_game()
+    assert rec.alpha_color == "white"
+    assert sp.beta == (rec.coefficients if rec.adopted else beta_before)
+    assert WHITE != BLACK
