@@ -202,6 +202,11 @@ typedef struct ckr_info {
     int64_t tt_hits;
     int pvlen;
     ckr_move pv[64];
+    /* Rote memory (ckr_engine_set_rote): leaves scored from the memory, and
+     * the effective ply of the PV's stored position (its stored ply plus its
+     * distance from the root; 0 when the PV does not end in the memory). */
+    int64_t rote_hits;
+    int rote_depth;
 } ckr_info;
 
 typedef void (*ckr_info_fn)(void *userdata, const ckr_info *info);

@@ -46,6 +46,7 @@ struct ckr_engine {
     uint64_t tt_buckets;     /* power of two */
     uint8_t generation;
     ckr_eval eval;
+    const ckr_rote *rote;    /* Samuel's rote memory, probed at the leaves (NULL: off) */
     ckr_info_fn callback;
     void *userdata;
     volatile int stop;
@@ -55,6 +56,7 @@ struct ckr_engine {
     int64_t last_report_ms;
     int64_t nodes;
     int64_t tt_hits;
+    int64_t rote_hits;
     int seldepth;
     int aborted;
     int samuel_min;
@@ -132,6 +134,8 @@ void ckr_engine_clear(ckr_engine *e)
 }
 
 void ckr_engine_set_eval(ckr_engine *e, const ckr_eval *eval) { e->eval = *eval; }
+
+void ckr_engine_set_rote(ckr_engine *e, const ckr_rote *rote) { e->rote = rote; }
 
 void ckr_engine_set_callback(ckr_engine *e, ckr_info_fn fn, void *userdata)
 {
@@ -299,6 +303,20 @@ static int leaf_eval(ckr_engine *e, const ckr_pos *p, int ply)
     return ckr_evaluate_ctx(&e->eval, p, pp, e->limits.game_ply + ply);
 }
 
+/* Samuel's rote learning at a leaf: a stored position's score replaces the
+ * static one.  It was backed up over its stored ply already and is backed up
+ * over ply more on the way to the root, so it counts for their sum (Fig. 3);
+ * it shrinks CKR_ROTE_DECAY per ply on the way (the sense of direction). */
+static int rote_leaf(ckr_engine *e, const ckr_pos *p, int ply, int *score)
+{
+    int s, stored_ply;
+    if (!ckr_rote_probe(e->rote, p, &s, &stored_ply))
+        return 0;
+    e->rote_hits++;
+    *score = ckr_rote_decay(s, ply);
+    return 1;
+}
+
 static inline int eval_quiet(ckr_engine *e, const ckr_pos *p, int quiet, int ply)
 {
     int s = leaf_eval(e, p, ply);
@@ -331,8 +349,14 @@ static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int pl
     /* Quiescence: without depth left, only a forced capture is searched on;
      * a quiet position is scored as it stands (or lost, with no move at all). */
     if (depth <= 0) {
-        if (!ckr_has_capture(p))
-            return bb_has_quiet(p) ? eval_quiet(e, p, quiet, ply) : -CKR_WIN + ply;
+        if (!ckr_has_capture(p)) {
+            if (!bb_has_quiet(p))
+                return -CKR_WIN + ply;
+            int rs;
+            if (e->rote && rote_leaf(e, p, ply, &rs))
+                return rs;
+            return eval_quiet(e, p, quiet, ply);
+        }
         depth = 0;
     }
 
@@ -484,7 +508,10 @@ static int samuel(ckr_engine *e, ckr_pos *p, int alpha, int beta, int ply, int l
         else
             stop = !jump_next && !last_jump && !exchange_offer(e, p, moves, n);
         if (stop) {
-            int s = leaf_eval(e, p, ply);
+            int s;
+            if (e->rote && rote_leaf(e, p, ply, &s))
+                return s;
+            s = leaf_eval(e, p, ply);
             /* Cut off with a jump pending: credit the side to move with a man. */
             if (jump_next)
                 s += 100;
@@ -631,9 +658,29 @@ static void fill_info(ckr_engine *e, ckr_info *info, int depth, int score, const
     info->time_ms = elapsed_ms(e);
     info->nps = nps_of(e);
     info->tt_hits = e->tt_hits;
+    info->rote_hits = e->rote_hits;
     info->pvlen = pvlen > CKR_MAX_PV ? CKR_MAX_PV : pvlen;
     if (pv != info->pv)
         memcpy(info->pv, pv, (size_t)info->pvlen * sizeof(ckr_move));
+}
+
+/* The effective ply of a score that came out of the rote memory: the deepest
+ * stored position on the principal variation, its stored ply plus its
+ * distance from the root (0 when the line's end was not in the memory). */
+static void rote_pv_depth(const ckr_engine *e, const ckr_pos *root, ckr_info *info)
+{
+    info->rote_depth = 0;
+    if (!e->rote)
+        return;
+    ckr_pos p = *root;
+    for (int i = 0; i < info->pvlen; i++) {
+        ckr_make(&p, &info->pv[i]);
+        ckr_rote_key k;
+        int s, d;
+        ckr_rote_key_of(&p, &k);
+        if (ckr_rote_get(e->rote, &k, &s, &d))
+            info->rote_depth = d + i + 1;
+    }
 }
 
 /* Reports are thinned to one per limits.info_ms: each one takes the GIL in the
@@ -661,7 +708,7 @@ int ckr_search(ckr_engine *e, const ckr_pos *pos, const uint64_t *history, int n
             e->limits.samuel_breaks[i] = (int[]){4, 5, 11, 20}[i];
     clock_gettime(CLOCK_MONOTONIC, &e->start);
     e->last_report_ms = -1;
-    e->nodes = e->tt_hits = 0;
+    e->nodes = e->tt_hits = e->rote_hits = 0;
     e->seldepth = 0;
     e->aborted = 0;
     e->stop = 0;
@@ -700,6 +747,7 @@ int ckr_search(ckr_engine *e, const ckr_pos *pos, const uint64_t *history, int n
             if (e->aborted || e->pvlen[0] == 0)
                 break;
             fill_info(e, result, depth, v, e->pv[0], e->pvlen[0]);
+            rote_pv_depth(e, &p, result);
             report(e, result);
             if (abs(v) > CKR_WIN_BOUND || (nroot == 1 && e->limits.soft_ms > 0))
                 break;
@@ -707,6 +755,7 @@ int ckr_search(ckr_engine *e, const ckr_pos *pos, const uint64_t *history, int n
                 break;
         }
         result->nodes = e->nodes;
+        result->rote_hits = e->rote_hits;
         result->time_ms = elapsed_ms(e);
         return nroot;
     }
@@ -723,6 +772,7 @@ int ckr_search(ckr_engine *e, const ckr_pos *pos, const uint64_t *history, int n
             break;
         score = v;
         fill_info(e, result, depth, score, e->pv[0], e->pvlen[0]);
+        rote_pv_depth(e, &p, result);
         report(e, result);
         /* A proven result needs no deeper look; nor does a single legal move
          * when the clock is running. */
@@ -735,6 +785,7 @@ int ckr_search(ckr_engine *e, const ckr_pos *pos, const uint64_t *history, int n
     }
     /* The last completed iteration stands; report final totals. */
     result->nodes = e->nodes;
+    result->rote_hits = e->rote_hits;
     result->time_ms = elapsed_ms(e);
     result->nps = nps_of(e);
     return nroot;

@@ -6,6 +6,7 @@ so cdata never escapes this module.
 
 from __future__ import annotations
 
+import array
 import itertools
 import threading
 from collections.abc import Callable, Sequence
@@ -180,6 +181,119 @@ def evaluate(
     return int(lib.ckr_evaluate_ctx(buffers.ev, _new_pos(raw), parent_pos, int(game_ply)))
 
 
+# ---- Samuel's rote memory (csrc/rote.c, csrc/ckr_rote.h) ----
+
+RoteKey = tuple[int, int, int]
+"""A standardized position: the side to move's pieces, the other side's, the kings
+(square sets, bit s-1 for square s), as if Black were to move."""
+
+ROTE_DECAY: int = lib.CKR_ROTE_DECAY
+ROTE_MAX_PLY: int = lib.CKR_ROTE_MAX_PLY
+
+
+def rote_key(raw: RawPosition) -> RoteKey:
+    """The standardized key: colours reversed when White is to move, kings-only positions
+    reflected about the diagonals to the least of their four variants."""
+    out = ffi.new("ckr_rote_key *")
+    if lib.ckr_rote_key_sets(raw.black_men, raw.black_kings, raw.white_men, raw.white_kings,
+                             raw.turn, out) < 0:
+        raise ValueError("a square holds more than one piece")
+    return (out.black, out.white, out.kings)
+
+
+def rote_decay(score: int, plies: int) -> int:
+    """A stored score after backing it up over ``plies`` plies (Samuel's sense of direction)."""
+    return int(lib.ckr_rote_decay(int(score), int(plies)))
+
+
+def _rote_keys(keys: Sequence[RoteKey]) -> tuple[object, object]:
+    flat = array.array("I", [v for k in keys for v in k])
+    return flat, ffi.from_buffer("ckr_rote_key[]", flat)
+
+
+class RoteTable:
+    """A C hash table of standardized positions -> (score, ply), for the search to probe.
+
+    Edit a table only before handing it to engines (``CoreEngine.set_rote``); to change
+    a published one, ``clone`` it, edit the clone and publish that.
+    """
+
+    def __init__(self, capacity: int = 0, *, _ptr: object = None) -> None:
+        ptr = _ptr if _ptr is not None else lib.ckr_rote_new(int(capacity))
+        if ptr == ffi.NULL:
+            raise MemoryError(f"cannot allocate a rote table for {capacity} positions")
+        self._ptr = ffi.gc(ptr, lib.ckr_rote_free)
+
+    def __len__(self) -> int:
+        return int(lib.ckr_rote_count(self._ptr))
+
+    @property
+    def nbytes(self) -> int:
+        return int(lib.ckr_rote_bytes(self._ptr))
+
+    def put(self, key: RoteKey, score: int, ply: int) -> None:
+        k = ffi.new("ckr_rote_key *", key)
+        if lib.ckr_rote_put(self._ptr, k, int(score), int(ply)) != 0:
+            raise MemoryError("rote table full")
+
+    def put_many(self, keys: Sequence[RoteKey], scores: Sequence[int], plies: Sequence[int]) -> None:
+        if not len(keys) == len(scores) == len(plies):
+            raise ValueError("keys, scores and plies differ in length")
+        if not keys:
+            return
+        flat, ks = _rote_keys(keys)
+        sc = array.array("i", scores)
+        pl = array.array("i", plies)
+        if lib.ckr_rote_put_many(self._ptr, ks, ffi.from_buffer("int32_t[]", sc),
+                                 ffi.from_buffer("int32_t[]", pl), len(keys)) != 0:
+            raise MemoryError("rote table full")
+        del flat
+
+    def delete(self, key: RoteKey) -> bool:
+        return bool(lib.ckr_rote_del(self._ptr, ffi.new("ckr_rote_key *", key)))
+
+    def get(self, key: RoteKey) -> tuple[int, int] | None:
+        """(score, ply) stored under ``key``, or None."""
+        score, ply = ffi.new("int *"), ffi.new("int *")
+        if lib.ckr_rote_get(self._ptr, ffi.new("ckr_rote_key *", key), score, ply):
+            return int(score[0]), int(ply[0])
+        return None
+
+    def lookup(self, raw: RawPosition) -> tuple[int, int] | None:
+        """(score for the side to move, ply) of a position, or None."""
+        return self.get(rote_key(raw))
+
+    def clone(self, capacity: int = 0) -> RoteTable:
+        ptr = lib.ckr_rote_clone(self._ptr, int(capacity))
+        if ptr == ffi.NULL:
+            raise MemoryError("cannot copy the rote table")
+        return RoteTable(_ptr=ptr)
+
+    def used(self) -> list[RoteKey]:
+        """Keys whose scores searches took at a leaf since this table was made."""
+        n = int(lib.ckr_rote_used(self._ptr, ffi.NULL, 0))
+        buf = ffi.new("ckr_rote_key[]", max(n, 1))
+        n = min(n, int(lib.ckr_rote_used(self._ptr, buf, n)))
+        return [(buf[i].black, buf[i].white, buf[i].kings) for i in range(n)]
+
+    def items(self) -> list[tuple[RoteKey, int, int]]:
+        n = len(self)
+        keys = ffi.new("ckr_rote_key[]", max(n, 1))
+        scores = ffi.new("int32_t[]", max(n, 1))
+        plies = ffi.new("int32_t[]", max(n, 1))
+        n = int(lib.ckr_rote_dump(self._ptr, keys, scores, plies, n))
+        return [((keys[i].black, keys[i].white, keys[i].kings), scores[i], plies[i]) for i in range(n)]
+
+    def count_found(self, keys: Sequence[RoteKey]) -> int:
+        """How many of ``keys`` are stored: one C call (the lookup benchmark)."""
+        if not keys:
+            return 0
+        flat, ks = _rote_keys(keys)
+        n = int(lib.ckr_rote_lookup_many(self._ptr, ks, len(keys)))
+        del flat
+        return n
+
+
 @dataclass(frozen=True)
 class CoreInfo:
     """One progress report of the C search."""
@@ -192,6 +306,11 @@ class CoreInfo:
     time_ms: int
     tt_hits: int
     pv: tuple[RawMove, ...]
+    rote_hits: int = 0
+    """Search leaves scored from the rote memory (``CoreEngine.set_rote``)."""
+    rote_depth: int = 0
+    """Effective ply of the PV's stored position: its stored ply plus its distance from
+    the root (Samuel's Figure 3); 0 when the PV does not end in the memory."""
 
 
 def _info_from_c(info: object) -> CoreInfo:
@@ -205,6 +324,8 @@ def _info_from_c(info: object) -> CoreInfo:
         time_ms=i.time_ms,  # type: ignore[attr-defined]
         tt_hits=i.tt_hits,  # type: ignore[attr-defined]
         pv=tuple(_raw_move(i.pv[k]) for k in range(i.pvlen)),  # type: ignore[attr-defined]
+        rote_hits=i.rote_hits,  # type: ignore[attr-defined]
+        rote_depth=i.rote_depth,  # type: ignore[attr-defined]
     )
 
 
@@ -246,6 +367,7 @@ class CoreEngine:
         self._lock = threading.Lock()
         self._ptr = ffi.gc(lib.ckr_engine_new(int(hash_mb)), lib.ckr_engine_free)
         self._eval: _EvalBuffers | None = None  # the engine points into its data buffer
+        self._rote: RoteTable | None = None  # kept alive while the engine points into it
         if self._ptr == ffi.NULL:
             raise MemoryError(f"cannot allocate a {hash_mb} MB transposition table")
         self.hash_mb = int(hash_mb)
@@ -267,6 +389,13 @@ class CoreEngine:
         with self._lock:
             lib.ckr_engine_set_eval(self._ptr, buffers.ev)
             self._eval = buffers
+
+    def set_rote(self, table: RoteTable | None) -> None:
+        """Probe ``table`` at the search leaves (None: off).  Waits for a running search."""
+        with self._lock:
+            if table is not self._rote:
+                lib.ckr_engine_set_rote(self._ptr, table._ptr if table is not None else ffi.NULL)
+                self._rote = table
 
     def stop(self) -> None:
         lib.ckr_engine_stop(self._ptr)

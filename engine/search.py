@@ -11,6 +11,7 @@ import enum
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from engine import core, timeman
 from engine.board import Board
@@ -80,6 +81,10 @@ class SearchInfo:
     nps: int
     time: float
     pv: tuple[Move, ...]
+    rote_hits: int = 0
+    """Search leaves scored from the rote memory."""
+    rote_depth: int = 0
+    """Effective ply of the rote-memory score at the PV's end (stored ply + distance), or 0."""
 
 
 @dataclass(frozen=True)
@@ -98,7 +103,17 @@ def _to_info(ci: core.CoreInfo) -> SearchInfo:
         nps=ci.nps,
         time=ci.time_ms / 1000.0,
         pv=tuple(Move(m.path, m.captures) for m in ci.pv),
+        rote_hits=ci.rote_hits,
+        rote_depth=ci.rote_depth,
     )
+
+
+class RoteSource(Protocol):
+    """Where a Searcher gets its rote memory (engine.learners.rote.RoteMemory)."""
+
+    def table(self) -> core.RoteTable:
+        """The current table; never edited once returned (a merge swaps in a new one)."""
+        ...
 
 
 class Searcher:
@@ -112,8 +127,11 @@ class Searcher:
         hash_mb: int = 64,
         samuel_breaks: tuple[int, int, int, int] = (4, 5, 11, 20),
         mtdf: bool = False,
+        rote: RoteSource | None = None,
     ) -> None:
         self._core = core.CoreEngine(hash_mb)
+        self.rote = rote
+        """Samuel's rote memory, probed at the search leaves (None: off)."""
         self.mode = mode
         self.mtdf = mtdf
         """Drive the PVS mode with MTD(f) zero-window passes instead of aspiration windows."""
@@ -159,6 +177,8 @@ class Searcher:
         information is always in the result.
         """
         board.require_moves()
+        # A fresh table after every merge: take the current one for this search.
+        self._core.set_rote(self.rote.table() if self.rote is not None else None)
         soft, hard = timeman.budgets(limit)
         lim = core.CoreLimits(
             mode=self.mode.value,

@@ -9,6 +9,75 @@
 static const uint64_t expected[] = {1, 7, 49, 302, 1469, 7361, 36768, 179740, 845931,
                                     3963680, 18391564};
 
+/* Rote memory: standardization, insert/delete churn, and a search whose leaf
+ * is found in the memory (csrc/rote.c). */
+static int rote_check(ckr_engine *e)
+{
+    int bad = 0;
+    ckr_rote_key a, b;
+    /* A position and its colour-reversed twin share a key. */
+    ckr_rote_key_sets(0x3u, 0, 0x80000000u, 0, CKR_BLACK, &a);
+    ckr_rote_key_sets(0x1u, 0, 0xC0000000u, 0, CKR_WHITE, &b);
+    if (a.black != b.black || a.white != b.white || a.kings != b.kings)
+        bad = 1;
+    /* Kings only: square 1 and its reflection about the long diagonal, 32. */
+    ckr_rote_key_sets(0, 0x1u, 0, 0x10000u, CKR_BLACK, &a);
+    ckr_rote_key_sets(0, 0x80000000u, 0, 0x8000u, CKR_BLACK, &b);
+    if (a.black != b.black || a.white != b.white)
+        bad = 1;
+    ckr_rote *r = ckr_rote_new(4);
+    for (uint32_t i = 1; i <= 5000; i++) {
+        ckr_rote_key k = {i, i << 12, 0};
+        ckr_rote_put(r, &k, (int)i % 700, (int)i % 9);
+    }
+    for (uint32_t i = 1; i <= 5000; i += 2) {
+        ckr_rote_key k = {i, i << 12, 0};
+        ckr_rote_del(r, &k);
+    }
+    for (uint32_t i = 1; i <= 5000; i++) {
+        ckr_rote_key k = {i, i << 12, 0};
+        int s, d, got = ckr_rote_get(r, &k, &s, &d);
+        if (got != (int)(i % 2 == 0) || (got && (s != (int)i % 700 || d != (int)i % 9)))
+            bad = 1;
+    }
+    ckr_rote *c = ckr_rote_clone(r, 20000);
+    if (ckr_rote_count(c) != 2500 || ckr_rote_count(r) != 2500)
+        bad = 1;
+    ckr_rote_free(r);
+    /* Every position after two plies from the start, stored with a score. */
+    ckr_pos p, q;
+    ckr_move m1[CKR_MAX_MOVES], m2[CKR_MAX_MOVES];
+    ckr_pos_set(&p, 0xFFFu, 0, 0xFFF00000u, 0, CKR_BLACK);
+    int n1 = ckr_gen_moves(&p, m1);
+    for (int i = 0; i < n1; i++) {
+        q = p;
+        ckr_make(&q, &m1[i]);
+        int n2 = ckr_gen_moves(&q, m2);
+        for (int j = 0; j < n2; j++) {
+            ckr_pos t = q;
+            ckr_make(&t, &m2[j]);
+            ckr_rote_key k;
+            ckr_rote_key_of(&t, &k);
+            ckr_rote_put(c, &k, i == 3 && j == 0 ? 900 : -50, 6);
+        }
+    }
+    ckr_limits lim;
+    memset(&lim, 0, sizeof lim);
+    lim.mode = CKR_MODE_PVS;
+    lim.depth = 2;
+    ckr_info info;
+    ckr_engine_clear(e);
+    ckr_engine_set_rote(e, c);
+    ckr_search(e, &p, 0, 0, &lim, &info);
+    ckr_engine_set_rote(e, 0);
+    printf("rote search: score %d rote_hits %lld rote_depth %d\n", info.score, (long long)info.rote_hits,
+           info.rote_depth);
+    if (info.rote_hits < 1 || info.rote_depth != 8 || ckr_rote_used(c, 0, 0) < 1)
+        bad = 1;
+    ckr_rote_free(c);
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     int maxdepth = argc > 1 ? atoi(argv[1]) : 8;
@@ -46,6 +115,7 @@ int main(int argc, char **argv)
         lim.depth = 9;
         ckr_search(e, &k, 0, 0, &lim, &info);
         printf("kings search: depth %d score %d nodes %lld\n", info.depth, info.score, (long long)info.nodes);
+        bad |= rote_check(e);
         ckr_engine_free(e);
     }
     printf(bad ? "FAILED\n" : "OK\n");
