@@ -85,8 +85,12 @@ def leading_table(run: SelfPlay, count: int = 12) -> list[str]:
     return lines
 
 
-def plot_figure4(run: SelfPlay, path: Path, top: int = 10) -> None:
-    """Coefficients (signed power of two) of the more significant terms against games played."""
+def plot_figure4(run: SelfPlay, path: Path, top: int = 8, most: int = 12) -> None:
+    """Coefficients (signed power of two) of the more significant terms against games played.
+
+    The terms drawn: the ``top`` by final correlation, then those that led the polynomial after at
+    least five games (up to ``most`` lines, so the figure stays readable).
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -99,11 +103,14 @@ def plot_figure4(run: SelfPlay, path: Path, top: int = 10) -> None:
 
     final = run.alpha.correlations()
     chosen = sorted(final, key=lambda n: -abs(final[n]))[:top]
-    for snap in snapshots:  # every term that ever led
+    led: dict[str, int] = {}
+    for snap in snapshots[1:]:
         if snap:
             lead = max(snap, key=lambda n: abs(snap[n]))
-            if snap[lead] and lead not in chosen:
-                chosen.append(lead)
+            led[lead] = led.get(lead, 0) + 1
+    for name, count in sorted(led.items(), key=lambda kv: -kv[1]):
+        if count >= 5 and name not in chosen and len(chosen) < most:
+            chosen.append(name)
     fig, ax = plt.subplots(figsize=(11, 6.5))
     games = list(range(len(snapshots)))
     for name in chosen:
