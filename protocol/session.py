@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from engine import timeman
 from engine.board import Board
 from engine.errors import SamuelError
+from engine.learners.generalize_host import AlphaStore, HostedAlpha
 from engine.limits import Limit
 from engine.search import Searcher, SearchInfo, SearchResult
 from protocol.options import EngineOptions
@@ -36,6 +37,10 @@ class SessionDefaults:
     mode: str = "pvs"
     hash_mb: int = 16
     backend: str = "modern"
+    alpha: str = ""
+    """Samuel's Alpha: the name of a polynomial the engine plays with and adjusts after each of its
+    moves, saved between games in ``alpha_dir`` (set by the server operator; empty: off)."""
+    alpha_dir: str = "alpha"
 
 
 RESTOP_INTERVAL = 0.01
@@ -113,6 +118,8 @@ class EngineSession:
         self._task: asyncio.Future[SearchResult] | None = None
         self._stop_event: threading.Event | None = None
         self._deadline: asyncio.TimerHandle | None = None
+        self.alpha: HostedAlpha | None = HostedAlpha(AlphaStore(d.alpha_dir, d.alpha)) if d.alpha else None
+        self._alpha_version = -1
 
     # ---- configuration ----
 
@@ -140,6 +147,7 @@ class EngineSession:
     def new_game(self) -> None:
         if self._searcher is not None and not self.searching:
             self._searcher.new_game()
+        self._end_alpha_game()
 
     # ---- searching ----
 
@@ -166,6 +174,12 @@ class EngineSession:
         board.require_moves()
         loop = asyncio.get_running_loop()
         searcher = self.searcher()
+        alpha = self.alpha
+        if alpha is not None:  # Samuel's Alpha: its current polynomial; a fresh table once it changed
+            searcher.set_evaluator(alpha.evaluator())
+            if alpha.version != self._alpha_version:
+                searcher.new_game()
+                self._alpha_version = alpha.version
         stop = threading.Event()
         future: asyncio.Future[SearchResult] = loop.create_future()
         position = board.copy()
@@ -194,6 +208,11 @@ class EngineSession:
                 if not loop.is_closed():
                     loop.call_soon_threadsafe(settle, None, exc)
                 return
+            if alpha is not None:  # Alpha adjusts its polynomial after each of its moves
+                try:
+                    alpha.learn(position, result.info.score.value, result.info.pv)
+                except Exception:
+                    log.exception("alpha %s: could not learn from %s", alpha.store.name, position.fen())
             if not loop.is_closed():
                 loop.call_soon_threadsafe(settle, result, None)
 
@@ -258,7 +277,16 @@ class EngineSession:
             with contextlib.suppress(Exception):  # its owner reports the error
                 await asyncio.shield(task)
 
+    def _end_alpha_game(self) -> None:
+        if self.alpha is not None:
+            try:  # the game's learning is saved (merged if another game saved meanwhile)
+                self.alpha.end_game()
+            except Exception:
+                log.exception("alpha %s: could not save the polynomial", self.alpha.store.name)
+
     async def close(self) -> None:
         """Stop any search and wait for its thread to let go of the searcher."""
         self.stop()
         await self.wait_idle()
+        if self.alpha is not None:
+            await asyncio.to_thread(self._end_alpha_game)

@@ -41,6 +41,11 @@ def add_session_arguments(p: argparse.ArgumentParser, *, modes: bool = True, lin
     p.add_argument("--hash", type=positive_int, default=16, metavar="MB",
                    help="transposition table per session, MB (default: %(default)s)")
     p.add_argument("--backend", default="modern", choices=BACKENDS, help="engine backend (default: modern)")
+    p.add_argument("--alpha", metavar="NAME", default="",
+                   help="play as Samuel's Alpha: the polynomial NAME learns after each of the engine's "
+                        "moves and is saved between games (default: off)")
+    p.add_argument("--alpha-dir", metavar="DIR", default="alpha",
+                   help="where --alpha polynomials are kept, DIR/NAME.json (default: %(default)s)")
     if line:
         p.add_argument("--max-line", type=positive_int, default=DEFAULT_MAX_LINE, metavar="BYTES",
                        help="longest accepted line (default: %(default)s)")
@@ -48,7 +53,8 @@ def add_session_arguments(p: argparse.ArgumentParser, *, modes: bool = True, lin
 
 def session_defaults(args: argparse.Namespace) -> SessionDefaults:
     return SessionDefaults(evaluator=args.evaluator, mode=getattr(args, "mode", "pvs"), hash_mb=args.hash,
-                           backend=args.backend)
+                           backend=args.backend, alpha=getattr(args, "alpha", "") or "",
+                           alpha_dir=getattr(args, "alpha_dir", "alpha"))
 
 
 def configure_logging(path: str | None, level: str, *, stderr: bool) -> None:
