@@ -487,3 +487,23 @@ def samuel_terms_batch(
     if bad >= 0:
         raise ValueError(f"position {bad}: a square holds more than one piece")
     return bytes(ffi.buffer(out, 4 * n * SAMUEL_NTERMS))
+
+
+def samuel_terms_sets(sets: bytes | bytearray | memoryview, out: bytearray | memoryview) -> None:
+    """``ckr_samuel_terms_batch`` on caller-owned buffers (no per-position Python objects).
+
+    ``sets``: n * 10 native uint32 (a position's black men, black kings, white
+    men, white kings, side, then the same five for its parent; parent side 2 =
+    no parent).  ``out``: a writable buffer of n * SAMUEL_NTERMS native int32.
+    For the book learners, which score millions of positions at once.
+    """
+    n = len(memoryview(sets).cast("B")) // 40
+    if len(memoryview(out).cast("B")) < 4 * n * SAMUEL_NTERMS:
+        raise ValueError("output buffer too small")
+    if n == 0:
+        return
+    src = ffi.from_buffer("uint32_t[]", sets)
+    dst = ffi.from_buffer("int32_t[]", out, require_writable=True)
+    bad = lib.ckr_samuel_terms_batch(src, n, dst)
+    if bad >= 0:
+        raise ValueError(f"position {bad}: a square holds more than one piece")
