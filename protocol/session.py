@@ -22,6 +22,7 @@ from engine import timeman
 from engine.board import Board
 from engine.errors import SamuelError
 from engine.learners.generalize_host import AlphaStore, HostedAlpha
+from engine.learners.rote import RoteMemory, shared_memory
 from engine.limits import Limit
 from engine.search import Searcher, SearchInfo, SearchResult
 from protocol.options import EngineOptions
@@ -37,6 +38,11 @@ class SessionDefaults:
     mode: str = "pvs"
     hash_mb: int = 16
     backend: str = "modern"
+    rote: str = ""
+    """Samuel's rote memory: an SQLite file every session reads and adds its games to
+    (set by the server operator; empty: off)."""
+    rote_merge_every: int = 20
+    """Merge the memory once this many searched positions wait (and at every game's end)."""
     alpha: str = ""
     """Samuel's Alpha: the name of a polynomial the engine plays with and adjusts after each of its
     moves, saved between games in ``alpha_dir`` (set by the server operator; empty: off)."""
@@ -118,6 +124,9 @@ class EngineSession:
         self._task: asyncio.Future[SearchResult] | None = None
         self._stop_event: threading.Event | None = None
         self._deadline: asyncio.TimerHandle | None = None
+        self.rote: RoteMemory | None = (
+            shared_memory(d.rote, merge_every=d.rote_merge_every) if d.rote else None
+        )
         self.alpha: HostedAlpha | None = HostedAlpha(AlphaStore(d.alpha_dir, d.alpha)) if d.alpha else None
         self._alpha_version = -1
 
@@ -134,7 +143,7 @@ class EngineSession:
         o = self.options
         key = (o.values["evaluator"], o.values["mode"], o.values["hash"])
         if self._searcher is None:
-            self._searcher = Searcher(o.evaluator, mode=o.mode, hash_mb=o.hash_mb)
+            self._searcher = Searcher(o.evaluator, mode=o.mode, hash_mb=o.hash_mb, rote=self.rote)
         elif key != self._searcher_key:
             s = self._searcher
             s.set_evaluator(o.evaluator)
@@ -148,6 +157,8 @@ class EngineSession:
         if self._searcher is not None and not self.searching:
             self._searcher.new_game()
         self._end_alpha_game()
+        if self.rote is not None and self.rote.pending:
+            self.rote.merge_soon()  # the last game's positions, in the background
 
     # ---- searching ----
 
@@ -208,6 +219,11 @@ class EngineSession:
                 if not loop.is_closed():
                     loop.call_soon_threadsafe(settle, None, exc)
                 return
+            if self.rote is not None:  # Samuel's rote learning: save the root and its score
+                try:
+                    self.rote.record_search(position, result)
+                except Exception:
+                    log.exception("rote memory: could not record %s", position.fen())
             if alpha is not None:  # Alpha adjusts its polynomial after each of its moves
                 try:
                     alpha.learn(position, result.info.score.value, result.info.pv)
@@ -290,3 +306,8 @@ class EngineSession:
         await self.wait_idle()
         if self.alpha is not None:
             await asyncio.to_thread(self._end_alpha_game)
+        if self.rote is not None:
+            try:  # the game's positions go to the memory when the session ends
+                await asyncio.to_thread(self.rote.flush)
+            except Exception:
+                log.exception("rote memory: merge at session end failed")

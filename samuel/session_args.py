@@ -41,6 +41,12 @@ def add_session_arguments(p: argparse.ArgumentParser, *, modes: bool = True, lin
     p.add_argument("--hash", type=positive_int, default=16, metavar="MB",
                    help="transposition table per session, MB (default: %(default)s)")
     p.add_argument("--backend", default="modern", choices=BACKENDS, help="engine backend (default: modern)")
+    p.add_argument("--rote", metavar="FILE", default="",
+                   help="Samuel's rote learning: every game adds its positions to this SQLite memory, "
+                        "and every search looks its leaves up in it (default: off)")
+    p.add_argument("--rote-merge-every", type=positive_int, default=20, metavar="N",
+                   help="merge the rote memory once N searched positions wait, and at each game's end "
+                        "(default: %(default)s, Samuel's 'about once every 20 moves')")
     p.add_argument("--alpha", metavar="NAME", default="",
                    help="play as Samuel's Alpha: the polynomial NAME learns after each of the engine's "
                         "moves and is saved between games (default: off)")
@@ -53,7 +59,9 @@ def add_session_arguments(p: argparse.ArgumentParser, *, modes: bool = True, lin
 
 def session_defaults(args: argparse.Namespace) -> SessionDefaults:
     return SessionDefaults(evaluator=args.evaluator, mode=getattr(args, "mode", "pvs"), hash_mb=args.hash,
-                           backend=args.backend, alpha=getattr(args, "alpha", "") or "",
+                           backend=args.backend, rote=getattr(args, "rote", "") or "",
+                           rote_merge_every=getattr(args, "rote_merge_every", 20),
+                           alpha=getattr(args, "alpha", "") or "",
                            alpha_dir=getattr(args, "alpha_dir", "alpha"))
 
 

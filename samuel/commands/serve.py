@@ -85,6 +85,12 @@ async def serve(args: argparse.Namespace) -> int:
     from protocol.server import Server
 
     server = Server(settings_from(args), hub_port=args.hub_port, dxp=not args.no_dxp, cb=not args.no_cb)
+    rote = None
+    if getattr(args, "rote", ""):  # open it now, so the first game does not wait for the load
+        from engine.learners.rote import shared_memory
+
+        rote = await asyncio.to_thread(shared_memory, args.rote, merge_every=args.rote_merge_every)
+        log.info("rote memory %s: %d positions", args.rote, len(rote))
     await server.start()
     if args.port_file:
         tmp = Path(args.port_file + ".tmp")
@@ -100,6 +106,9 @@ async def serve(args: argparse.Namespace) -> int:
     await asyncio.wait({forever, stop_wait}, return_when=asyncio.FIRST_COMPLETED)
     log.info("shutting down (%d active sessions)", server.active_sessions)
     await server.close()
+    if rote is not None:
+        await asyncio.to_thread(rote.flush)
+        log.info("rote memory %s: %d positions after %d merges", args.rote, len(rote), rote.store.merges)
     for t in (forever, stop_wait):
         t.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
