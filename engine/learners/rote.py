@@ -98,7 +98,11 @@ class RoteMemory:
 
     def record(self, board: Board, score: int, ply: int) -> None:
         """Save ``board``'s position at the next merge, with its score (side to move) and ply."""
-        obs = Observation(core.rote_key(board.raw), int(score), max(0, min(int(ply), core.ROTE_MAX_PLY)))
+        self.record_key(core.rote_key(board.raw), score, ply)
+
+    def record_key(self, key: core.RoteKey, score: int, ply: int) -> None:
+        """``record`` for a position already standardized (``core.rote_key``)."""
+        obs = Observation(key, int(score), max(0, min(int(ply), core.ROTE_MAX_PLY)))
         with self._pending_lock:
             self._pending.append(obs)
             due = self.merge_every > 0 and len(self._pending) >= self.merge_every

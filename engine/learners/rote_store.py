@@ -153,6 +153,7 @@ class RoteStore:
                                    check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA cache_size=-65536")  # 64 MB: a million-row merge stays in memory
         with self._transaction():
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
             tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
@@ -271,7 +272,8 @@ class RoteStore:
             m = merges + 1
             db.execute("UPDATE meta SET value = ? WHERE key = 'merges'", (m,))
             before = int(db.execute("SELECT count(*) FROM positions").fetchone()[0])
-            rows = [(*k, o.score, o.ply, p.initial_age, m, _pieces(k)) for k, o in latest.items()]
+            # In key order, the B-tree fills page by page instead of at random.
+            rows = [(*k, o.score, o.ply, p.initial_age, m, _pieces(k)) for k, o in sorted(latest.items())]
             for i in range(0, len(rows), BATCH):
                 db.executemany(_UPSERT, rows[i:i + BATCH])
                 if on_progress:
