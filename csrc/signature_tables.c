@@ -20,7 +20,10 @@
  *   [0] SIG_VERSION (1)  [1] inputs (27)  [2] first-level tables (9)
  *   [3] second-level tables (3)  [4] Q1 (5)  [5] Q3  [6] tiebreak (0/1)
  *   [7] tiebreak shift
- *   then 27 x {term index, levels, t1, t2}
+ *   [8] number of game phases P, then P - 1 piece-count bounds, descending:
+ *       a position's phase is the number of bounds >= its pieces on the board
+ *       (both sides, men and kings); then P blocks, one per phase, each:
+ *   27 x {term index, levels, t1, t2}
  *   then 9 x 4 first-level output thresholds, 9 x 105 first-level entries
  *   then 3 x (Q3 - 1) second-level output thresholds, 3 x 125 entries
  *   then Q3^3 third-level entries, index (l0 * Q3 + l1) * Q3 + l2.
@@ -67,15 +70,20 @@ static int quantize_output(int32_t x, const int32_t *th, int n)
 int ckr_signature_eval(const ckr_eval *eval, const ckr_pos *pos, const ckr_pos *parent)
 {
     const int32_t *d = eval->data;
-    if (!d || eval->ndata < SIG_HEADER || d[0] != SIG_VERSION || d[1] != SIG_INPUTS || d[2] != SIG_N1
+    if (!d || eval->ndata < SIG_HEADER + 1 || d[0] != SIG_VERSION || d[1] != SIG_INPUTS || d[2] != SIG_N1
         || d[3] != SIG_N2 || d[4] != SIG_Q1 || d[5] < 2 || d[5] > 64 || d[7] < 0 || d[7] > 30)
         return 0;
     int q3 = d[5];
-    int64_t need = SIG_HEADER + 4 * SIG_INPUTS + SIG_N1 * (SIG_Q1 - 1) + SIG_N1 * SIG_L1
-                   + SIG_N2 * (q3 - 1) + SIG_N2 * SIG_L2 + (int64_t)q3 * q3 * q3;
-    if (eval->ndata < need)
+    int nph = d[SIG_HEADER];
+    int64_t block = 4 * SIG_INPUTS + SIG_N1 * (SIG_Q1 - 1) + SIG_N1 * SIG_L1 + SIG_N2 * (q3 - 1)
+                    + SIG_N2 * SIG_L2 + (int64_t)q3 * q3 * q3;
+    if (nph < 1 || nph > 32 || eval->ndata < SIG_HEADER + nph + nph * block)
         return 0;
-    const int32_t *slots = d + SIG_HEADER;
+    int npieces = bb_popcount(pos->pieces[0] | pos->pieces[1]);
+    int phase = 0;
+    for (int i = 0; i < nph - 1; i++)
+        phase += npieces <= d[SIG_HEADER + 1 + i];
+    const int32_t *slots = d + SIG_HEADER + nph + phase * block;
     const int32_t *th1 = slots + 4 * SIG_INPUTS;
     const int32_t *t1 = th1 + SIG_N1 * (SIG_Q1 - 1);
     const int32_t *th2 = t1 + SIG_N1 * SIG_L1;

@@ -516,3 +516,20 @@ def samuel_terms_sets(sets: bytes | bytearray | memoryview, out: bytearray | mem
     bad = lib.ckr_samuel_terms_batch(src, n, dst)
     if bad >= 0:
         raise ValueError(f"position {bad}: a square holds more than one piece")
+
+
+def evaluate_many(
+    spec: EvalSpec,
+    positions: Sequence[RawPosition],
+    parents: Sequence[RawPosition | None],
+    game_plies: Sequence[int],
+) -> list[int]:
+    """``evaluate`` of many positions with one evaluator buffer (for checks of large table evaluators)."""
+    if not len(positions) == len(parents) == len(game_plies):
+        raise ValueError("positions, parents and game_plies differ in length")
+    buffers = _new_eval(spec)
+    out: list[int] = []
+    for raw, parent, ply in zip(positions, parents, game_plies, strict=True):
+        parent_pos = _new_pos(parent) if parent is not None else ffi.NULL
+        out.append(int(lib.ckr_evaluate_ctx(buffers.ev, _new_pos(raw), parent_pos, int(ply))))
+    return out

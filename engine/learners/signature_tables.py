@@ -4,13 +4,18 @@ Structure (learners.md 2.1, Samuel's own 1973 description): 27 input terms,
 quantized to 7, 5 and 3 levels; 9 first-level tables of 7 * 5 * 3 = 105
 entries, each taking one 7-, one 5- and one 3-level term; their outputs
 quantized to 5 levels feed 3 second-level tables of 5**3 = 125 entries; the
-three second-level outputs, quantized to ``Q3`` levels (our choice, default
-5: 125 entries), feed one third-level table whose entry is the score.
+three second-level outputs, quantized to ``Q3`` levels (our choice: 15, so
+the third-level table has 15**3 = 3375 entries, one of the sizes learners.md
+lists), feed one third-level table whose entry is the score.  A separate set
+of tables is kept for each game phase by the number of pieces on the board
+(learners.md 2.1 recalls phase-separate tables by piece count; the count is
+not known): 11 phases, every two pieces (23-24, 21-22, ..., 5-6, at most 4).
 
-Training (learners.md 2.2), level by level on the training positions: every
-legal move's resulting position (the *child*, terms computed with the book
-position as parent) is a signature; the book move's child adds A += 1, each
-alternative's D += 1, in every table it reaches.  An entry is
+Training (learners.md 2.2), level by level and phase by phase on the training
+positions: every legal move's resulting position (the *child*, terms
+computed with the book position as parent; its phase by its own piece count)
+is a signature; the book move's child adds A += 1, each alternative's D += 1,
+in every table it reaches.  An entry is
 
     (A - D + k * c0) / (A + D + k)
 
@@ -20,38 +25,42 @@ the book's): Samuel's coefficient ``(A - D) / (A + D)`` shrunk toward the
 table's average, so a never-seen signature is average rather than the
 "neutral" 0 of ``(A - D) / (A + D + k)``, which would rank it above most
 seen ones.  Entries are stored as ``round(10000 * entry)``; the next level's
-quantization thresholds are empirical quantiles (20/40/60/80%, or 1/Q3 steps)
-of the stored integers over the training children, and a value ``x`` has the
-level ``#{thresholds < x}``.
+quantization thresholds are empirical quantiles (1/5 or 1/Q3 steps) of the
+stored integers over the phase's training children, and a value ``x`` has
+the level ``#{thresholds < x}``.
 
 The 27 terms (``engine.samuel_terms`` names only; each seen by the player who
 made the move, ``v = -term``, Samuel's own difference convention):
 
-* 7 levels: PADV, MOB, MOBIL, DENY, EXCH, THRET, CNTR, DIAV, GAP
-* 5 levels: KCENT, CENT, NODE, EXPOS, POLE, HOLE, ADV, DIA, DYKE
-* 3 levels: MOVE, DDMM, FORK, CORN, CRAMP, APEX, BACK, OREO, GUARD
+* 7 levels: DENY, MOBIL, PADV, EXCH, THRET, CNTR, DIAV, GAP, POLE
+* 5 levels: MOB, CENT, KCENT, EXPOS, FORK, ADV, DIA, DYKE, NODE
+* 3 levels: APEX, DDMM, MOVE, CORN, CRAMP, BACK, OREO, GUARD, HOLE
 
 i.e. PADV, the 26 simple parameters less RECAP (which is EXCH by definition)
-and the connective DDMM (the one with the largest single-term |C| in our
-data).  The widest-ranging terms get 7 levels, the two-valued ones 3.
-Quantization of a term with ``2m + 1`` levels: 0 stays the middle level, and
-``|v|`` goes to steps 1..m by thresholds ``t1 (, t2)`` that are the 1/m
-quantiles of ``|v|`` over the nonzero training values (a 3-level term is the
-sign).  Grouping (first-level tables, in order, each 7/5/3):
+and the connective DDMM (the one with the largest single-term |C| on the
+training split).  The widest-ranging terms get 7 levels, the two-valued ones
+3.  Quantization of a term with ``2m + 1`` levels: 0 stays the middle level,
+and ``|v|`` goes to steps 1..m by thresholds ``t1 (, t2)``, the 1/m quantiles
+of ``|v|`` over the nonzero training values of the phase (a 3-level term is
+the sign).  Grouping (first-level tables, in order, each 7/5/3):
 
-1. PADV KCENT MOVE (material)    4. DENY EXPOS CORN      7. CNTR ADV BACK
-2. MOB CENT DDMM (mobility)      5. EXCH POLE CRAMP      8. DIAV DIA OREO
-3. MOBIL NODE FORK               6. THRET HOLE APEX      9. GAP DYKE GUARD
+1. DENY MOB APEX       4. EXCH EXPOS CORN      7. DIAV DIA OREO
+2. MOBIL CENT DDMM     5. THRET FORK CRAMP     8. GAP DYKE GUARD
+3. PADV KCENT MOVE     6. CNTR ADV BACK        9. POLE NODE HOLE
 
-and second-level tables (1,2,3), (4,5,6), (7,8,9): material and mobility;
-exchanges and threats; structure and the back rank.
+and second-level tables (1,2,3), (4,5,6), (7,8,9): mobility and material;
+exchanges, threats and the centre; structure and the back rank.  DENY and
+MOB share a table because Samuel's connectives (DEMO ... DDMM) show that
+their interaction matters; MOBIL (= MOB - DENY) goes with CENT, the pair of
+his MOC connectives.  The choices of grouping, Q3, the phases and the
+tie-break were made on a validation part of the training split (games whose
+number ends in 1), never on the held-out games.
 
 Score: the evaluator gives the side to move minus the third-level entry of
 the position (which rates it for the player who just moved), in 1/10000;
-with ``tiebreak`` (default on) the first- and second-level entries are added
-in at 1/64 weight, so positions with equal third-level entries are still
-ordered (a documented addition to Samuel's scheme: without it most
-alternatives tie).
+with ``tiebreak`` (default on) the 9 first- and 3 second-level entries are
+added in at 1/64 weight (floor), so positions with equal third-level entries
+are still ordered (our addition to Samuel's scheme).
 """
 
 from __future__ import annotations
@@ -77,6 +86,10 @@ Q1 = 5
 L2_SIZE = Q1**3
 TIEBREAK_SHIFT = 6
 """With tiebreak, the lower levels' entries count 1/64."""
+Q3 = 15
+"""Levels of each second-level output at the third-level table (15**3 = 3375 entries)."""
+PHASE_BOUNDS: tuple[int, ...] = (22, 20, 18, 16, 14, 12, 10, 8, 6, 4)
+"""Game phases by pieces on the board: 23-24, 21-22, ..., 5-6, at most 4 (11 phases)."""
 
 GROUPS: tuple[tuple[str, str, str], ...] = (
     ("DENY", "MOB", "APEX"),
@@ -157,53 +170,86 @@ def level1_indices(terms: np.ndarray, slot_q: np.ndarray) -> np.ndarray:
     return (q[:, 0::3] * 5 + q[:, 1::3]) * 3 + q[:, 2::3]
 
 
+def pieces(rows: np.ndarray) -> np.ndarray:
+    """Pieces on the board (both sides, men and kings) of position rows."""
+    return np.bitwise_count(rows[:, :4].astype(np.uint32)).sum(axis=1).astype(np.int64)
+
+
+def phase_of(n_pieces: np.ndarray, bounds: Sequence[int]) -> np.ndarray:
+    """Phase index: the number of (descending) bounds at or above the piece count."""
+    b = np.asarray(bounds, dtype=np.int64)
+    return (n_pieces[:, None] <= b[None, :]).sum(axis=1).astype(np.int64) if len(b) else np.zeros(
+        len(n_pieces), dtype=np.int64)
+
+
+def _fit_block(terms: np.ndarray, book: np.ndarray, prior_weight: float, q3: int) -> tuple[list[int], dict]:
+    """One phase's tables (layout of a data block) from its children's terms and book flags."""
+    v = -terms[:, SLOTS].astype(np.int64)
+    slot_q = np.array([term_thresholds(v[:, s], LEVELS[s % 3]) for s in range(len(SLOTS))], dtype=np.int64)
+    idx1 = level1_indices(terms, slot_q)
+    t1 = np.zeros((N1, L1_SIZE), dtype=np.int64)
+    th1 = np.zeros((N1, Q1 - 1), dtype=np.int64)
+    lev1 = np.empty_like(idx1)
+    for j in range(N1):
+        a, d = count(idx1[:, j], book, L1_SIZE)
+        t1[j] = coefficient(a, d, prior_weight)
+        out = t1[j][idx1[:, j]]
+        th1[j] = value_thresholds(out, Q1)
+        lev1[:, j] = quantize_value(out, th1[j])
+    idx2 = (lev1[:, 0::3] * Q1 + lev1[:, 1::3]) * Q1 + lev1[:, 2::3]
+    t2 = np.zeros((N2, L2_SIZE), dtype=np.int64)
+    th2 = np.zeros((N2, q3 - 1), dtype=np.int64)
+    lev2 = np.empty_like(idx2)
+    for g in range(N2):
+        a, d = count(idx2[:, g], book, L2_SIZE)
+        t2[g] = coefficient(a, d, prior_weight)
+        out = t2[g][idx2[:, g]]
+        th2[g] = value_thresholds(out, q3)
+        lev2[:, g] = quantize_value(out, th2[g])
+    idx3 = (lev2[:, 0] * q3 + lev2[:, 1]) * q3 + lev2[:, 2]
+    a, d = count(idx3, book, q3**3)
+    t3 = coefficient(a, d, prior_weight)
+    block: list[int] = []
+    for s in range(len(SLOTS)):
+        block += [SLOTS[s], LEVELS[s % 3], int(slot_q[s, 0]), int(slot_q[s, 1])]
+    block += th1.ravel().tolist() + t1.ravel().tolist()
+    block += th2.ravel().tolist() + t2.ravel().tolist()
+    block += t3.tolist()
+    info = {
+        "children": len(terms),
+        "term_thresholds": {TERM_NAMES[SLOTS[s]]: [int(x) for x in slot_q[s]] for s in range(len(SLOTS))},
+    }
+    return block, info
+
+
+def block_size(q3: int) -> int:
+    return 4 * len(SLOTS) + N1 * (Q1 - 1) + N1 * L1_SIZE + N2 * (q3 - 1) + N2 * L2_SIZE + q3**3
+
+
 def train(
     positions: BookPositions,
     *,
     progress: ProgressFn | None = None,
     name: str = "samuel-signature",
     prior_weight: float = 2.0,
-    q3: int = 5,
+    q3: int = Q3,
     tiebreak: bool = True,
+    phase_bounds: Sequence[int] = PHASE_BOUNDS,
     **_opts: Any,
 ) -> Evaluator:
-    """Quantize, then count A/D level by level; returns the ``CKR_EVAL_SIGNATURE`` evaluator."""
+    """Quantize, then count A/D level by level per phase; returns the ``CKR_EVAL_SIGNATURE`` evaluator."""
+    bounds = sorted((int(b) for b in phase_bounds), reverse=True)
     terms = child_terms(positions, progress)
     book = positions.is_book
-    v = -terms[:, SLOTS].astype(np.int64)
-    slot_q = np.array([term_thresholds(v[:, s], LEVELS[s % 3]) for s in range(len(SLOTS))], dtype=np.int64)
-    idx1 = level1_indices(terms, slot_q)
-    t1 = np.zeros((N1, L1_SIZE), dtype=np.int64)
-    out1 = np.empty_like(idx1)
-    th1 = np.zeros((N1, Q1 - 1), dtype=np.int64)
-    lev1 = np.empty_like(idx1)
-    for j in range(N1):
-        a, d = count(idx1[:, j], book, L1_SIZE)
-        t1[j] = coefficient(a, d, prior_weight)
-        out1[:, j] = t1[j][idx1[:, j]]
-        th1[j] = value_thresholds(out1[:, j], Q1)
-        lev1[:, j] = quantize_value(out1[:, j], th1[j])
-    idx2 = (lev1[:, 0::3] * Q1 + lev1[:, 1::3]) * Q1 + lev1[:, 2::3]
-    t2 = np.zeros((N2, L2_SIZE), dtype=np.int64)
-    out2 = np.empty_like(idx2)
-    th2 = np.zeros((N2, q3 - 1), dtype=np.int64)
-    lev2 = np.empty_like(idx2)
-    for g in range(N2):
-        a, d = count(idx2[:, g], book, L2_SIZE)
-        t2[g] = coefficient(a, d, prior_weight)
-        out2[:, g] = t2[g][idx2[:, g]]
-        th2[g] = value_thresholds(out2[:, g], q3)
-        lev2[:, g] = quantize_value(out2[:, g], th2[g])
-    idx3 = (lev2[:, 0] * q3 + lev2[:, 1]) * q3 + lev2[:, 2]
-    a, d = count(idx3, book, q3**3)
-    t3 = coefficient(a, d, prior_weight)
+    phase = phase_of(pieces(positions.children()), bounds)
     header = [VERSION, len(SLOTS), N1, N2, Q1, q3, 1 if tiebreak else 0, TIEBREAK_SHIFT]
-    data: list[int] = list(header)
-    for s in range(len(SLOTS)):
-        data += [SLOTS[s], LEVELS[s % 3], int(slot_q[s, 0]), int(slot_q[s, 1])]
-    data += th1.ravel().tolist() + t1.ravel().tolist()
-    data += th2.ravel().tolist() + t2.ravel().tolist()
-    data += t3.tolist()
+    data: list[int] = [*header, len(bounds) + 1, *bounds]
+    infos = []
+    for p in range(len(bounds) + 1):
+        sel = phase == p
+        block, info = _fit_block(terms[sel], book[sel], prior_weight, q3)
+        data += block
+        infos.append(info)
     meta = {
         "learner": "signature_tables",
         "positions": len(positions),
@@ -212,38 +258,46 @@ def train(
         "prior_weight": prior_weight,
         "q3": q3,
         "tiebreak": tiebreak,
+        "phase_bounds": bounds,
         "groups": [list(g) for g in GROUPS],
-        "term_thresholds": {TERM_NAMES[SLOTS[s]]: [int(x) for x in slot_q[s]] for s in range(len(SLOTS))},
+        "phases": infos,
     }
     return Evaluator(name, core.EvalSpec(core.EVAL_SIGNATURE, data=tuple(int(x) for x in data)), meta)
 
 
 class Tables:
-    """A signature evaluator's data unpacked (the layout csrc/signature_tables.c reads)."""
+    """One phase's tables of a signature evaluator (the layout csrc/signature_tables.c reads)."""
 
-    def __init__(self, evaluator: Evaluator) -> None:
-        d = np.asarray(evaluator.spec.data, dtype=np.int64)
-        self.q3 = int(d[5])
-        self.tiebreak = bool(d[6])
-        self.shift = int(d[7])
-        p = HEADER
-        slots = d[p:p + 4 * len(SLOTS)].reshape(-1, 4)
+    def __init__(self, data: np.ndarray, q3: int) -> None:
+        self.q3 = q3
+        p = 0
+        slots = data[p:p + 4 * len(SLOTS)].reshape(-1, 4)
         p += 4 * len(SLOTS)
         self.slot_q = slots[:, 2:4]
-        self.th1 = d[p:p + N1 * (Q1 - 1)].reshape(N1, Q1 - 1)
+        self.th1 = data[p:p + N1 * (Q1 - 1)].reshape(N1, Q1 - 1)
         p += N1 * (Q1 - 1)
-        self.t1 = d[p:p + N1 * L1_SIZE].reshape(N1, L1_SIZE)
+        self.t1 = data[p:p + N1 * L1_SIZE].reshape(N1, L1_SIZE)
         p += N1 * L1_SIZE
-        self.th2 = d[p:p + N2 * (self.q3 - 1)].reshape(N2, self.q3 - 1)
-        p += N2 * (self.q3 - 1)
-        self.t2 = d[p:p + N2 * L2_SIZE].reshape(N2, L2_SIZE)
+        self.th2 = data[p:p + N2 * (q3 - 1)].reshape(N2, q3 - 1)
+        p += N2 * (q3 - 1)
+        self.t2 = data[p:p + N2 * L2_SIZE].reshape(N2, L2_SIZE)
         p += N2 * L2_SIZE
-        self.t3 = d[p:p + self.q3**3]
+        self.t3 = data[p:p + q3**3]
 
 
-def score_terms(evaluator: Evaluator, terms: np.ndarray) -> np.ndarray:
-    """The evaluator's score for the side to move of positions with these terms (as the C code)."""
-    tb = Tables(evaluator)
+def unpack(evaluator: Evaluator) -> tuple[int, bool, int, list[int], list[Tables]]:
+    """(q3, tiebreak, shift, phase bounds, tables per phase) of a signature evaluator."""
+    d = np.asarray(evaluator.spec.data, dtype=np.int64)
+    q3, tiebreak, shift = int(d[5]), bool(d[6]), int(d[7])
+    nph = int(d[HEADER])
+    bounds = [int(x) for x in d[HEADER + 1:HEADER + nph]]
+    start = HEADER + nph
+    size = block_size(q3)
+    tables = [Tables(d[start + k * size:start + (k + 1) * size], q3) for k in range(nph)]
+    return q3, tiebreak, shift, bounds, tables
+
+
+def _score_block(tb: Tables, terms: np.ndarray, tiebreak: bool, shift: int) -> np.ndarray:
     idx1 = level1_indices(terms, tb.slot_q)
     out1 = np.stack([tb.t1[j][idx1[:, j]] for j in range(N1)], axis=1)
     lev1 = np.stack([quantize_value(out1[:, j], tb.th1[j]) for j in range(N1)], axis=1)
@@ -252,14 +306,26 @@ def score_terms(evaluator: Evaluator, terms: np.ndarray) -> np.ndarray:
     lev2 = np.stack([quantize_value(out2[:, g], tb.th2[g]) for g in range(N2)], axis=1)
     idx3 = (lev2[:, 0] * tb.q3 + lev2[:, 1]) * tb.q3 + lev2[:, 2]
     score = tb.t3[idx3].astype(np.int64)
-    if tb.tiebreak:
-        score = score + ((out1.sum(axis=1) + out2.sum(axis=1)) >> tb.shift)
+    if tiebreak:
+        score = score + ((out1.sum(axis=1) + out2.sum(axis=1)) >> shift)
+    return score
+
+
+def score_terms(evaluator: Evaluator, terms: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The evaluator's score for the side to move of positions ``rows`` with these terms (as the C code)."""
+    _q3, tiebreak, shift, bounds, tables = unpack(evaluator)
+    phase = phase_of(pieces(rows), bounds)
+    score = np.zeros(len(terms), dtype=np.int64)
+    for p, tb in enumerate(tables):
+        sel = phase == p
+        if sel.any():
+            score[sel] = _score_block(tb, terms[sel], tiebreak, shift)
     return -np.clip(score, -core.WIN_BOUND + 1, core.WIN_BOUND - 1)
 
 
 def batch_scores(evaluator: Evaluator, positions: BookPositions) -> np.ndarray:
     """Exactly ``-evaluate(child, parent=book position)`` for every legal move."""
-    return -score_terms(evaluator, child_terms(positions)).astype(np.float64)
+    return -score_terms(evaluator, child_terms(positions), positions.children()).astype(np.float64)
 
 
 def _register() -> None:

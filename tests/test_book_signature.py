@@ -1,0 +1,126 @@
+"""Samuel's signature tables: quantization, index arithmetic, A/D counting, C = Python, search, CLI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine import agreement, core, evaluators
+from engine.board import Board
+from engine.learners import book_data
+from engine.learners import signature_tables as sg
+from engine.learners.book_polynomial import TERM_NAMES
+from engine.limits import Limit
+from engine.search import Searcher
+from samuel.cli import main
+
+SMALL = Path(__file__).resolve().parent / "data" / "book_small.pdn"
+OCA = Path(__file__).resolve().parents[2] / "shared" / "data" / "OCA_2.0.pdn"
+
+
+@pytest.fixture(scope="module")
+def oca() -> book_data.BookPositions:
+    if not OCA.is_file():
+        pytest.skip("OCA_2.0.pdn not available")
+    return book_data.extract(OCA, limit_games=60)
+
+
+def c_scores(ev: evaluators.Evaluator, positions: book_data.BookPositions) -> np.ndarray:
+    """-(C evaluator of each child, parent = the book position), one core call per child."""
+    children = positions.children()
+    owner = positions.owner
+    raws = [core.RawPosition(*(int(x) for x in c)) for c in children]
+    parents = [positions.raw(int(i)) for i in owner]
+    plies = [int(positions.ply[i]) + 1 for i in owner]
+    return -np.asarray(core.evaluate_many(ev.spec, raws, parents, plies), dtype=np.float64)
+
+
+def test_structure_uses_samuels_names_only() -> None:
+    names = [n for g in sg.GROUPS for n in g]
+    assert len(names) == 27 == len(set(names)) and len(sg.GROUPS) == 9
+    assert all(n in TERM_NAMES for n in names) and "RECAP" not in names
+    assert sg.L1_SIZE == 7 * 5 * 3 and sg.Q1**3 == sg.L2_SIZE
+
+
+def test_term_quantization() -> None:
+    v = np.array([-9, -3, -2, -1, 0, 1, 2, 3, 9])
+    assert sg.quantize_term(v, 7, 1, 2).tolist() == [0, 0, 1, 2, 3, 4, 5, 6, 6]
+    assert sg.quantize_term(v, 5, 2, 2).tolist() == [0, 0, 1, 1, 2, 3, 3, 4, 4]
+    assert sg.quantize_term(v, 3, 1, 1).tolist() == [0, 0, 0, 0, 1, 2, 2, 2, 2]
+    # thresholds: thirds of |v| over the nonzero values
+    t1, t2 = sg.term_thresholds(np.array([0, 0, 1, -1, 1, 2, -2, 3, 4, -5, 6]), 7)
+    assert (t1, t2) == (1, 3)
+    assert sg.term_thresholds(np.array([1, 1, 1]), 7) == (1, 2)  # kept strictly increasing
+    assert sg.quantize_value(np.array([-5, 0, 1, 7]), [0, 1, 5]).tolist() == [0, 0, 1, 3]
+
+
+def test_ad_counting_and_entries() -> None:
+    idx = np.array([4, 4, 7, 4, 9])
+    book = np.array([True, False, False, True, False])
+    a, d = sg.count(idx, book, 10)
+    assert a[4] == 2 and d[4] == 1 and d[7] == 1 and d[9] == 1 and a.sum() == 2 and d.sum() == 3
+    c0 = (2 - 3) / 5
+    e = sg.coefficient(a, d, prior_weight=0)
+    assert e[4] == round(sg.ONE * (2 - 1) / 3) and e[7] == -sg.ONE
+    assert e[0] == round(sg.ONE * c0)  # never seen: the table's average
+    e2 = sg.coefficient(a, d, prior_weight=2)
+    assert e2[4] == round(sg.ONE * (2 - 1 + 2 * c0) / (3 + 2))
+
+
+def test_first_level_index() -> None:
+    terms = np.zeros((1, 39), dtype=np.int32)
+    slot_q = np.ones((27, 2), dtype=np.int64)
+    slot_q[:, 1] = 2
+    terms[0, sg.SLOTS[0]] = -3  # mover's +3: top of 7 levels (6)
+    terms[0, sg.SLOTS[1]] = 1   # mover's -1: level 1 of 5
+    terms[0, sg.SLOTS[2]] = 0   # middle of 3
+    idx = sg.level1_indices(terms, slot_q)
+    assert idx[0, 0] == (6 * 5 + 1) * 3 + 1
+    assert idx[0, 1] == (3 * 5 + 2) * 3 + 1  # all zero: the middle entry
+
+
+def test_c_equals_python(oca: book_data.BookPositions) -> None:
+    train = oca.select(oca.game % 2 == 1)
+    test = oca.select(oca.game % 2 == 0)
+    assert test.num_moves > 2000
+    for opts in ({}, {"tiebreak": False, "q3": 7, "phase_bounds": ()}, {"phase_bounds": (22, 18, 12, 6)}):
+        ev = sg.train(train, **opts)
+        fast = sg.batch_scores(ev, test)
+        ref = c_scores(ev, test)
+        assert np.array_equal(fast, ref)
+        assert agreement.measure(ev, test, bootstrap=0).c_samuel > 0.1
+
+
+def test_no_parent_and_short_data(oca: book_data.BookPositions) -> None:
+    ev = sg.train(oca.head(300))
+    raw = Board().raw
+    t = np.array([core.samuel_terms(raw)])  # parent None: the core's stand-in
+    rows = np.array([[raw.black_men, raw.black_kings, raw.white_men, raw.white_kings, raw.turn]], np.uint32)
+    assert core.evaluate(raw, ev.spec) == int(sg.score_terms(ev, t, rows)[0])
+    assert core.evaluate(raw, core.EvalSpec(core.EVAL_SIGNATURE, data=ev.spec.data[:100])) == 0
+
+
+def test_search_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "sig.json"
+    assert main(["learn", "book", "--method", "signature", "--pdn", str(SMALL), "--out", str(out),
+                 "--measure"]) == 0
+    assert "trained signature" in capsys.readouterr().out
+    ev = evaluators.load(out)
+    assert ev.spec.kind == core.EVAL_SIGNATURE and ev.name == "sig"
+    board = Board()
+    board.push_many(["11-15", "23-19"])
+    assert Searcher(ev, hash_mb=1).search(board, Limit(depth=4)).best in board.legal_moves
+
+
+def test_shipped() -> None:
+    path = evaluators.LEARNED_DIR / "samuel-signature.json"
+    if not path.is_file():
+        pytest.skip("not shipped yet")
+    assert path.stat().st_size < 1_000_000
+    ev = evaluators.by_name("samuel-signature")
+    assert ev.spec.kind == core.EVAL_SIGNATURE
+    board = Board()
+    board.push_pdn("11-15")
+    assert Searcher(ev, hash_mb=1).search(board, Limit(depth=4)).best in board.legal_moves

@@ -1,0 +1,129 @@
+"""The refinement paper's tabulated function: index arithmetic, counting, C = Python, search, CLI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine import agreement, core, evaluators
+from engine.board import Board
+from engine.learners import book_data, tabulated
+from engine.learners.book_polynomial import TERM_NAMES, child_terms
+from engine.limits import Limit
+from engine.search import Searcher
+from samuel.cli import main
+
+SMALL = Path(__file__).resolve().parent / "data" / "book_small.pdn"
+OCA = Path(__file__).resolve().parents[2] / "shared" / "data" / "OCA_2.0.pdn"
+
+
+@pytest.fixture(scope="module")
+def small() -> book_data.BookPositions:
+    return book_data.extract(SMALL)
+
+
+@pytest.fixture(scope="module")
+def oca() -> book_data.BookPositions:
+    if not OCA.is_file():
+        pytest.skip("OCA_2.0.pdn not available")
+    return book_data.extract(OCA, limit_games=60)
+
+
+def c_scores(ev: evaluators.Evaluator, positions: book_data.BookPositions) -> np.ndarray:
+    """-(C evaluator of each child, parent = the book position), one core call per child."""
+    children = positions.children()
+    owner = positions.owner
+    raws = [core.RawPosition(*(int(x) for x in c)) for c in children]
+    parents = [positions.raw(int(i)) for i in owner]
+    plies = [int(positions.ply[i]) + 1 for i in owner]
+    return -np.asarray(core.evaluate_many(ev.spec, raws, parents, plies), dtype=np.float64)
+
+
+def test_paper_worked_examples() -> None:
+    assert tabulated.table_index([1, 0, 1, 0, 2]) == 92
+    # The OCR reads "00201 ... is 13 base ten", but the scheme that gives 92 and 172 gives
+    # 2 * 9 + 1 = 19 (13 would be 00111): an OCR or typing slip in the transcript.
+    assert tabulated.table_index([0, 0, 2, 0, 1]) == 19
+    assert tabulated.table_index([2, 0, 1, 0, 1]) == 172
+    rows = np.array([[1, 0, 1, 0, 2], [0, 0, 2, 0, 1], [2, 2, 2, 2, 2]])
+    assert tabulated.table_index(rows).tolist() == [92, 19, 242]
+
+
+def test_reduction_is_the_movers_sign() -> None:
+    # terms are for the side to move; the mover sees -term: negative -> 0, zero -> 1, positive -> 2
+    assert tabulated.reduce_terms(np.array([[3, 0, -2]])).tolist() == [[0, 1, 2]]
+
+
+def test_counting_on_a_hand_made_set() -> None:
+    # two positions: (book, alt, alt) and (book, alt); columns are already reduced arguments
+    signs = np.array([
+        [2, 1, 1, 1, 1],
+        [0, 1, 1, 1, 1],
+        [2, 1, 1, 1, 1],
+        [1, 1, 1, 1, 1],
+        [0, 1, 1, 1, 1],
+    ], dtype=np.int8)
+    is_book = np.array([True, False, False, True, False])
+    strong, weak = tabulated.counts(signs, is_book, [[0, 1, 2, 3, 4]])
+    a, b, c = (tabulated.table_index(r) for r in ([2, 1, 1, 1, 1], [0, 1, 1, 1, 1], [1, 1, 1, 1, 1]))
+    assert strong[0, a] == 1 and weak[0, a] == 1
+    assert strong[0, b] == 0 and weak[0, b] == 2
+    assert strong[0, c] == 1 and weak[0, c] == 0
+    assert strong.sum() == 2 and weak.sum() == 3
+    raw = tabulated.entries_from_counts(strong, weak, prior_weight=0)[0]
+    assert raw[a] == 1.0 and raw[b] == 0.0 and raw[c] == 1.0  # S / W, and S where W = 0
+    r0 = 2 / 3
+    smooth = tabulated.entries_from_counts(strong, weak, prior_weight=2)[0]
+    assert smooth[a] == pytest.approx((1 + 2 * r0) / (1 + 2))
+    assert smooth[0] == pytest.approx(r0)  # never seen: the table's overall quotient
+
+
+def test_c_equals_python(oca: book_data.BookPositions) -> None:
+    ev = tabulated.train(oca.select(oca.game % 2 == 1))
+    test = oca.select(oca.game % 2 == 0)
+    assert test.num_moves > 2000
+    fast = tabulated.batch_scores(ev, test)
+    ref = c_scores(ev, test)
+    assert np.array_equal(fast, ref)
+    args, table = tabulated.unpack(ev)
+    assert args.shape == (8, 5) and table.shape == (8, 243)
+    assert all(TERM_NAMES[i] != "RECAP" for i in args.ravel())
+    assert agreement.measure(ev, test, bootstrap=0).c_samuel > 0.1
+
+
+def test_no_parent_and_short_data() -> None:
+    ev = tabulated.evaluator_from_tables([[0, 1, 2, 3, 4]] * 8, np.ones((8, 243)))
+    raw = Board().raw
+    assert core.evaluate(raw, ev.spec) == -8000  # every entry 1.0, parent stand-in used
+    bad = core.EvalSpec(core.EVAL_TABULATED, data=(1, 8, 5))
+    assert core.evaluate(raw, bad) == 0
+    t = np.array([core.samuel_terms(raw)])
+    assert tabulated.score_terms(ev, t).tolist() == [-8000]
+
+
+def test_search_and_cli(small: book_data.BookPositions, tmp_path: Path,
+                        capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "tab.json"
+    assert main(["learn", "book", "--method", "tabulated", "--pdn", str(SMALL), "--out", str(out),
+                 "--measure"]) == 0
+    assert "trained tabulated" in capsys.readouterr().out
+    ev = evaluators.load(out)
+    assert ev.spec.kind == core.EVAL_TABULATED and ev.name == "tab"
+    board = Board()
+    board.push_many(["11-15", "23-19"])
+    assert Searcher(ev, hash_mb=1).search(board, Limit(depth=4)).best in board.legal_moves
+    assert child_terms(small.head(2)).shape == (small.head(2).num_moves, 39)
+
+
+def test_shipped() -> None:
+    path = evaluators.LEARNED_DIR / "samuel-tabulated.json"
+    if not path.is_file():
+        pytest.skip("not shipped yet")
+    assert path.stat().st_size < 1_000_000
+    ev = evaluators.by_name("samuel-tabulated")
+    assert ev.spec.kind == core.EVAL_TABULATED
+    board = Board()
+    board.push_pdn("11-15")
+    assert Searcher(ev, hash_mb=1).search(board, Limit(depth=4)).best in board.legal_moves
