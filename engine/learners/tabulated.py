@@ -58,7 +58,7 @@ ONE = 1000
 """Entries are stored in units of 1/1000."""
 HEADER = 8
 VERSION = 1
-SELECT_POSITIONS = 60000
+SELECT_POSITIONS = 200000
 POOL: tuple[int, ...] = tuple(i for i, n in enumerate(TERM_NAMES) if n != "RECAP")
 
 
