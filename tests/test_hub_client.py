@@ -15,19 +15,13 @@ from engine.board import Board
 from engine.errors import GameOverError
 from engine.limits import Limit
 from engine.move import Move
-
-try:
-    from protocol.client.errors import (
-        EngineProtocolError,
-        EngineTerminatedError,
-        EngineTimeoutError,
-        IllegalEngineMoveError,
-    )
-    from protocol.client.hub import HubEngine, popen_hub
-except ModuleNotFoundError as exc:  # the package __init__ also imports the other dialects' clients
-    if exc.name and exc.name.startswith("protocol.client."):
-        pytest.skip(f"protocol.client is incomplete: {exc}", allow_module_level=True)
-    raise
+from protocol.client.errors import (
+    EngineProtocolError,
+    EngineTerminatedError,
+    EngineTimeoutError,
+    IllegalEngineMoveError,
+)
+from protocol.client.hub import HubEngine, popen_hub
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMUEL = [sys.executable, "-m", "samuel.cli", "hub"]
