@@ -1,6 +1,7 @@
 /* core_check.c -- a standalone driver for sanitizer builds of the C core:
  * runs perft from the start position and a short search, and checks the
- * counts.  Built and run by scripts/sanitize. */
+ * counts; then searches with each evaluator file named after the depth.
+ * Built and run by scripts/sanitize. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,71 @@
 
 static const uint64_t expected[] = {1, 7, 49, 302, 1469, 7361, 36768, 179740, 845931,
                                     3963680, 18391564};
+
+/* An evaluator dumped by csrc/tests/dump_evaluators.py: searches with it in
+ * every mode, from the start and from a later position (so the learners'
+ * evaluators see parents, game plies and kings). */
+static int eval_check(ckr_engine *e, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        printf("cannot open %s\n", path);
+        return 1;
+    }
+    int32_t head[2 + 64 + 32 + 32 + 1];
+    int bad = fread(head, sizeof head, 1, f) != 1;
+    ckr_eval ev;
+    memset(&ev, 0, sizeof ev);
+    int32_t *data = NULL;
+    if (!bad) {
+        ev.kind = head[0];
+        ev.nweights = head[1];
+        memcpy(ev.weights, head + 2, sizeof ev.weights);
+        memcpy(ev.man_table, head + 66, sizeof ev.man_table);
+        memcpy(ev.king_table, head + 98, sizeof ev.king_table);
+        ev.ndata = head[130];
+        data = malloc(sizeof(int32_t) * (size_t)(ev.ndata ? ev.ndata : 1));
+        bad = !data || (ev.ndata && fread(data, sizeof(int32_t), (size_t)ev.ndata, f) != (size_t)ev.ndata);
+        ev.data = data;
+    }
+    fclose(f);
+    if (bad) {
+        printf("bad evaluator file %s\n", path);
+        free(data);
+        return 1;
+    }
+    ckr_engine_set_eval(e, &ev);
+    ckr_pos start, later;
+    ckr_pos_set(&start, 0xFFFu, 0, 0xFFF00000u, 0, CKR_BLACK);
+    /* Black men 1-3, 9, 14; a black king on 27; white men 22, 30-32; a white king on 6. */
+    ckr_pos_set(&later, 0x2107u, 0x4000000u, 0xE0200000u, 0x20u, CKR_WHITE);
+    const ckr_pos *roots[2] = {&start, &later};
+    for (int r = 0; r < 2; r++)
+        for (int mode = 0; mode < 3; mode++) {
+            ckr_limits lim;
+            memset(&lim, 0, sizeof lim);
+            lim.mode = mode;
+            lim.depth = mode == CKR_MODE_PVS ? 7 : mode == CKR_MODE_SAMUEL ? 3 : 4;
+            lim.game_ply = r ? 45 : 0;
+            if (r) {
+                lim.has_parent = 1;
+                lim.parent = *roots[r];
+                lim.parent.side ^= 1;
+            }
+            ckr_info info;
+            ckr_engine_clear(e);
+            int n = ckr_search(e, roots[r], 0, 0, &lim, &info);
+            if (n < 1 || info.pvlen < 1)
+                bad = 1;
+        }
+    ckr_eval fallback;
+    memset(&fallback, 0, sizeof fallback);
+    fallback.kind = CKR_EVAL_DEFAULT;
+    ckr_engine_set_eval(e, &fallback);
+    free(data);
+    printf("evaluator %s: %s\n", path, bad ? "FAILED" : "ok");
+    return bad;
+}
 
 /* Rote memory: standardization, insert/delete churn, and a search whose leaf
  * is found in the memory (csrc/rote.c). */
@@ -116,6 +182,8 @@ int main(int argc, char **argv)
         ckr_search(e, &k, 0, 0, &lim, &info);
         printf("kings search: depth %d score %d nodes %lld\n", info.depth, info.score, (long long)info.nodes);
         bad |= rote_check(e);
+        for (int i = 2; i < argc; i++)
+            bad |= eval_check(e, argv[i]);
         ckr_engine_free(e);
     }
     printf(bad ? "FAILED\n" : "OK\n");
