@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import tempfile
 import time
@@ -132,4 +131,3 @@ for label, rt in (("off", None), ("on", table), ("off", None), ("on", table)):
 memory.close()
 if tmpdir:
     tmpdir.cleanup()
-print(f"pid {os.getpid()} done")
