@@ -48,4 +48,22 @@ static inline uint64_t zob(int colour, int king, int bit)
     return ckr_zobrist[colour * 2 + king][bit];
 }
 
+/* A square (1..32) from the point of view of `mover` (square 1 is its own
+ * back rank), or 0 for a bit that is not a square. */
+static inline int bb_rel_square(int bit, int mover)
+{
+    int sq = ckr_bit_to_square(bit);
+    if (sq < 1 || sq > 32)
+        return 0;
+    return mover == CKR_BLACK ? sq : 33 - sq;
+}
+
+/* Samuel's piece advantage with trading when ahead (CKR_EVAL_MATERIAL), for
+ * the evaluators that add material to a positional table. */
+static inline int bb_material_score(const ckr_pos *pos)
+{
+    static const ckr_eval material = {.kind = CKR_EVAL_MATERIAL};
+    return ckr_evaluate(&material, pos);
+}
+
 #endif

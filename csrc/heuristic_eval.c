@@ -60,20 +60,6 @@
 #define CENTRE_DEFAULT ((1u << 13) | (1u << 14) | (1u << 17) | (1u << 18))
 #define BRIDGE_SQUARES ((1u << 0) | (1u << 2))
 
-static int material_score(const ckr_pos *pos)
-{
-    static const ckr_eval material = {.kind = CKR_EVAL_MATERIAL};
-    return ckr_evaluate(&material, pos);
-}
-
-static int rel_square(int bit, int mover)
-{
-    int sq = ckr_bit_to_square(bit);
-    if (sq < 1 || sq > 32)
-        return 0;
-    return mover == CKR_BLACK ? sq : 33 - sq;
-}
-
 static int in_set(uint32_t set, int rel_sq) { return rel_sq > 0 && ((set >> (rel_sq - 1)) & 1); }
 
 int ckr_heuristic_eval(const ckr_eval *eval, const ckr_pos *pos, const ckr_pos *parent)
@@ -83,7 +69,7 @@ int ckr_heuristic_eval(const ckr_eval *eval, const ckr_pos *pos, const ckr_pos *
     int scale = ok ? d[1] : 10, mat_w = ok ? d[2] : 1, precedence = ok ? d[3] : 0;
     uint32_t centre = ok ? (uint32_t)d[4] : CENTRE_DEFAULT;
     int crown_counts = ok ? (d[5] & 1) : 1;
-    int material = mat_w ? mat_w * material_score(pos) : 0;
+    int material = mat_w ? mat_w * bb_material_score(pos) : 0;
     if (!parent || parent->side == pos->side)
         return material;
 
@@ -99,8 +85,8 @@ int ckr_heuristic_eval(const ckr_eval *eval, const ckr_pos *pos, const ckr_pos *
     } else if (bb_popcount(gone) == 1 && bb_popcount(came) == 1) {
         king = (int)((parent->kings & gone) != 0);
         crowned = !king && (pos->kings & came) != 0;
-        from = rel_square(bb_lsb(gone), mover);
-        to = rel_square(bb_lsb(came), mover);
+        from = bb_rel_square(bb_lsb(gone), mover);
+        to = bb_rel_square(bb_lsb(came), mover);
     } else {
         return material;
     }

@@ -41,28 +41,13 @@
 #define PHASE_HEADER 8
 #define PHASE_SQUARES 32
 
-static int material_score(const ckr_pos *pos)
-{
-    static const ckr_eval material = {.kind = CKR_EVAL_MATERIAL};
-    return ckr_evaluate(&material, pos);
-}
-
-/* Relative square (1..32) of the mover's piece, or 0. */
-static int rel_square(int bit, int mover)
-{
-    int sq = ckr_bit_to_square(bit);
-    if (sq < 1 || sq > 32)
-        return 0;
-    return mover == CKR_BLACK ? sq : 33 - sq;
-}
-
 int ckr_phase_eval(const ckr_eval *eval, const ckr_pos *pos, const ckr_pos *parent, int game_ply)
 {
     const int32_t *d = eval->data;
     int64_t n = eval->ndata;
     int material = 0;
     if (d && n >= PHASE_HEADER && d[2])
-        material = d[2] * material_score(pos);
+        material = d[2] * bb_material_score(pos);
     if (!d || n < PHASE_HEADER || d[0] != PHASE_VERSION || !parent || parent->side == pos->side)
         return material;
     int phases = d[3], per = d[4];
@@ -73,7 +58,7 @@ int ckr_phase_eval(const ckr_eval *eval, const ckr_pos *pos, const ckr_pos *pare
     ckr_bb gone = before & ~after, came = after & ~before;
     if (bb_popcount(gone) != 1 || bb_popcount(came) != 1)
         return material;
-    int from = rel_square(bb_lsb(gone), mover), to = rel_square(bb_lsb(came), mover);
+    int from = bb_rel_square(bb_lsb(gone), mover), to = bb_rel_square(bb_lsb(came), mover);
     if (!from || !to)
         return material;
     int phase = game_ply > 0 ? (game_ply - 1) / per : 0;

@@ -1,11 +1,16 @@
-"""Shared test set-up: fail on ERROR log records, as python-chess does."""
+"""Shared test set-up: fail on ERROR log records, as python-chess does; the OCA book positions."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from engine.learners.book_data import BookPositions
 
 
 class _RaiseOnError(logging.Handler):
@@ -23,3 +28,17 @@ def _fail_on_error_logs() -> Iterator[None]:
         yield
     finally:
         root.removeHandler(handler)
+
+
+OCA_PDN = Path(__file__).resolve().parents[2] / "shared" / "data" / "OCA_2.0.pdn"
+"""The Open Checkers Archive in ../shared (CI has it beside the clone)."""
+
+
+@pytest.fixture(scope="session")
+def oca_positions() -> BookPositions:
+    """Book positions of the first 60 OCA games, shared by the book-learner tests."""
+    if not OCA_PDN.is_file():
+        pytest.skip(f"needs {OCA_PDN}")
+    from engine.learners import book_data
+
+    return book_data.extract(OCA_PDN, limit_games=60)

@@ -182,12 +182,26 @@ def test_search_with_each_new_evaluator(small: book_data.BookPositions, make) ->
     assert agreement.static_scores(ev, small.head(3)).shape == (small.head(3).num_moves,)
 
 
-@pytest.mark.parametrize("name", ["griffith-phase", "griffith-heuristic"])
+SHIPPED = {
+    "griffith-phase": core.EVAL_PHASE,
+    "griffith-heuristic": core.EVAL_HEURISTIC,
+    "samuel-signature": core.EVAL_SIGNATURE,
+    "samuel-tabulated": core.EVAL_TABULATED,
+    "samuel-book-polynomial": core.EVAL_SAMUEL,
+    "samuel-alpha": core.EVAL_SAMUEL,
+}
+
+
+def test_every_shipped_evaluator_is_known_here() -> None:
+    assert sorted(p.stem for p in evaluators.LEARNED_DIR.glob("*.json")) == sorted(SHIPPED)
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED))
 def test_shipped_evaluators(name: str) -> None:
     path = evaluators.LEARNED_DIR / f"{name}.json"
     assert path.is_file() and path.stat().st_size < 1_000_000
     ev = evaluators.by_name(name)
-    assert ev.spec.kind in (core.EVAL_PHASE, core.EVAL_HEURISTIC)
+    assert ev.spec.kind == SHIPPED[name] and name in evaluators.available()
     board = Board()
     board.push_pdn("11-15")
     assert Searcher(ev, hash_mb=1).search(board, Limit(depth=4)).best in board.legal_moves

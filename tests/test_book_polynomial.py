@@ -16,14 +16,7 @@ from engine.search import Searcher
 from samuel.cli import main
 
 SMALL = Path(__file__).resolve().parent / "data" / "book_small.pdn"
-OCA = Path(__file__).resolve().parents[2] / "shared" / "data" / "OCA_2.0.pdn"
 
-
-@pytest.fixture(scope="module")
-def oca() -> book_data.BookPositions:
-    if not OCA.is_file():
-        pytest.skip("OCA_2.0.pdn not available")
-    return book_data.extract(OCA, limit_games=60)
 
 
 def c_scores(ev: evaluators.Evaluator, positions: book_data.BookPositions) -> np.ndarray:
@@ -76,15 +69,15 @@ def test_counting_on_a_hand_made_set() -> None:
     assert lower.tolist() == [1, 0] and higher.tolist() == [2, 1]
 
 
-def test_train_and_exact_batch_scorer(oca: book_data.BookPositions) -> None:
-    ev = book_polynomial.train(oca.select(oca.game % 2 == 1))
+def test_train_and_exact_batch_scorer(oca_positions: book_data.BookPositions) -> None:
+    ev = book_polynomial.train(oca_positions.select(oca_positions.game % 2 == 1))
     assert ev.spec.kind == core.EVAL_SAMUEL
     assert ev.spec.weights[0] == samuel_terms.PADV_WEIGHT
     terms = ev.meta["terms"]
     assert 0 < len(terms) <= 16 and "RECAP" not in terms and "PADV" not in terms
     assert max(abs(v) for v in terms.values()) == 2**18
     assert all(abs(v) & (abs(v) - 1) == 0 for v in terms.values())  # powers of two
-    test = oca.select(oca.game % 2 == 0)
+    test = oca_positions.select(oca_positions.game % 2 == 0)
     assert test.num_moves > 2000
     for e in (ev, samuel_terms.SAMUEL_1959):
         fast = book_polynomial.batch_scores(e, test)
@@ -102,16 +95,4 @@ def test_search_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert ev.spec.kind == core.EVAL_SAMUEL and ev.name == "poly"
     board = Board()
     board.push_many(["11-15", "23-19"])
-    assert Searcher(ev, hash_mb=1).search(board, Limit(depth=4)).best in board.legal_moves
-
-
-def test_shipped() -> None:
-    path = evaluators.LEARNED_DIR / "samuel-book-polynomial.json"
-    if not path.is_file():
-        pytest.skip("not shipped yet")
-    assert path.stat().st_size < 1_000_000
-    ev = evaluators.by_name("samuel-book-polynomial")
-    assert ev.spec.kind == core.EVAL_SAMUEL
-    board = Board()
-    board.push_pdn("11-15")
     assert Searcher(ev, hash_mb=1).search(board, Limit(depth=4)).best in board.legal_moves

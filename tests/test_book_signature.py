@@ -17,14 +17,7 @@ from engine.search import Searcher
 from samuel.cli import main
 
 SMALL = Path(__file__).resolve().parent / "data" / "book_small.pdn"
-OCA = Path(__file__).resolve().parents[2] / "shared" / "data" / "OCA_2.0.pdn"
 
-
-@pytest.fixture(scope="module")
-def oca() -> book_data.BookPositions:
-    if not OCA.is_file():
-        pytest.skip("OCA_2.0.pdn not available")
-    return book_data.extract(OCA, limit_games=60)
 
 
 def c_scores(ev: evaluators.Evaluator, positions: book_data.BookPositions) -> np.ndarray:
@@ -81,9 +74,9 @@ def test_first_level_index() -> None:
     assert idx[0, 1] == (3 * 5 + 2) * 3 + 1  # all zero: the middle entry
 
 
-def test_c_equals_python(oca: book_data.BookPositions) -> None:
-    train = oca.select(oca.game % 2 == 1)
-    test = oca.select(oca.game % 2 == 0)
+def test_c_equals_python(oca_positions: book_data.BookPositions) -> None:
+    train = oca_positions.select(oca_positions.game % 2 == 1)
+    test = oca_positions.select(oca_positions.game % 2 == 0)
     assert test.num_moves > 2000
     for opts in ({}, {"tiebreak": False, "q3": 7, "phase_bounds": ()}, {"phase_bounds": (22, 18, 12, 6)}):
         ev = sg.train(train, **opts)
@@ -93,8 +86,8 @@ def test_c_equals_python(oca: book_data.BookPositions) -> None:
         assert agreement.measure(ev, test, bootstrap=0).c_samuel > 0.1
 
 
-def test_no_parent_and_short_data(oca: book_data.BookPositions) -> None:
-    ev = sg.train(oca.head(300))
+def test_no_parent_and_short_data(oca_positions: book_data.BookPositions) -> None:
+    ev = sg.train(oca_positions.head(300))
     raw = Board().raw
     t = np.array([core.samuel_terms(raw)])  # parent None: the core's stand-in
     rows = np.array([[raw.black_men, raw.black_kings, raw.white_men, raw.white_kings, raw.turn]], np.uint32)
@@ -111,16 +104,4 @@ def test_search_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert ev.spec.kind == core.EVAL_SIGNATURE and ev.name == "sig"
     board = Board()
     board.push_many(["11-15", "23-19"])
-    assert Searcher(ev, hash_mb=1).search(board, Limit(depth=4)).best in board.legal_moves
-
-
-def test_shipped() -> None:
-    path = evaluators.LEARNED_DIR / "samuel-signature.json"
-    if not path.is_file():
-        pytest.skip("not shipped yet")
-    assert path.stat().st_size < 1_000_000
-    ev = evaluators.by_name("samuel-signature")
-    assert ev.spec.kind == core.EVAL_SIGNATURE
-    board = Board()
-    board.push_pdn("11-15")
     assert Searcher(ev, hash_mb=1).search(board, Limit(depth=4)).best in board.legal_moves

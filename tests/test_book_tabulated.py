@@ -16,19 +16,12 @@ from engine.search import Searcher
 from samuel.cli import main
 
 SMALL = Path(__file__).resolve().parent / "data" / "book_small.pdn"
-OCA = Path(__file__).resolve().parents[2] / "shared" / "data" / "OCA_2.0.pdn"
 
 
 @pytest.fixture(scope="module")
 def small() -> book_data.BookPositions:
     return book_data.extract(SMALL)
 
-
-@pytest.fixture(scope="module")
-def oca() -> book_data.BookPositions:
-    if not OCA.is_file():
-        pytest.skip("OCA_2.0.pdn not available")
-    return book_data.extract(OCA, limit_games=60)
 
 
 def c_scores(ev: evaluators.Evaluator, positions: book_data.BookPositions) -> np.ndarray:
@@ -80,9 +73,9 @@ def test_counting_on_a_hand_made_set() -> None:
     assert smooth[0] == pytest.approx(r0)  # never seen: the table's overall quotient
 
 
-def test_c_equals_python(oca: book_data.BookPositions) -> None:
-    ev = tabulated.train(oca.select(oca.game % 2 == 1))
-    test = oca.select(oca.game % 2 == 0)
+def test_c_equals_python(oca_positions: book_data.BookPositions) -> None:
+    ev = tabulated.train(oca_positions.select(oca_positions.game % 2 == 1))
+    test = oca_positions.select(oca_positions.game % 2 == 0)
     assert test.num_moves > 2000
     fast = tabulated.batch_scores(ev, test)
     ref = c_scores(ev, test)
@@ -115,15 +108,3 @@ def test_search_and_cli(small: book_data.BookPositions, tmp_path: Path,
     board.push_many(["11-15", "23-19"])
     assert Searcher(ev, hash_mb=1).search(board, Limit(depth=4)).best in board.legal_moves
     assert child_terms(small.head(2)).shape == (small.head(2).num_moves, 39)
-
-
-def test_shipped() -> None:
-    path = evaluators.LEARNED_DIR / "samuel-tabulated.json"
-    if not path.is_file():
-        pytest.skip("not shipped yet")
-    assert path.stat().st_size < 1_000_000
-    ev = evaluators.by_name("samuel-tabulated")
-    assert ev.spec.kind == core.EVAL_TABULATED
-    board = Board()
-    board.push_pdn("11-15")
-    assert Searcher(ev, hash_mb=1).search(board, Limit(depth=4)).best in board.legal_moves

@@ -23,25 +23,9 @@ from contextlib import contextmanager
 from engine import agreement
 from engine.evaluators import available, by_name, evaluator_name
 from engine.learners import book_data
+from samuel.commands.analyse import nonnegative_int, positive_int
 
 ProgressFn = Callable[[int, int], None]
-
-
-def _nonneg_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    return value
-
-
-def _pos_int(text: str) -> int:
-    value = _nonneg_int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -49,12 +33,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--eval", required=True, type=evaluator_name,
                    help=f"evaluator: {', '.join(available())} or a .json file")
     p.add_argument("--pdn", required=True, help="PDN file of expert games")
-    p.add_argument("--depth", type=_nonneg_int, default=0,
+    p.add_argument("--depth", type=nonnegative_int, default=0,
                    help="search each alternative this many plies (default 0: static)")
     p.add_argument("--split", choices=book_data.SPLITS, default="test",
                    help="games used: the held-out games (number %% 10 == 0), the others, or all "
                         "(default: %(default)s)")
-    p.add_argument("--games", type=_pos_int, default=None,
+    p.add_argument("--games", type=positive_int, default=None,
                    help="read only the first N games of the file (before the split)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random tie-break and the bootstrap")
     p.add_argument("--cache-dir", default=None,

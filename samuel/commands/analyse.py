@@ -29,11 +29,18 @@ DEFAULT_MOVETIME = 1.0
 MODE_CHOICES = ("pvs", "samuel", "shannon-a")
 
 
-def positive_int(text: str) -> int:
+def nonnegative_int(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    value = nonnegative_int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value

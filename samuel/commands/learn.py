@@ -8,22 +8,15 @@
 from __future__ import annotations
 
 import argparse
-import importlib
+
+from samuel.cli import register_commands
 
 LEARNERS = ["learn_generalize", "learn_book", "learn_rote"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("learn", help="train a learner (generalization self-play, book learning, rote memory)")
-    learners = p.add_subparsers(dest="learner", metavar="LEARNER")
-    for name in LEARNERS:
-        try:
-            module = importlib.import_module(f"samuel.commands.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"samuel.commands.{name}":
-                raise
-            continue
-        module.register(learners)
+    register_commands(p.add_subparsers(dest="learner", metavar="LEARNER"), LEARNERS)
 
     def no_learner(_args: argparse.Namespace) -> int:
         p.print_help()

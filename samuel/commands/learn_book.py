@@ -25,7 +25,8 @@ from types import ModuleType
 from engine import agreement, evaluators
 from engine.errors import OptionError
 from engine.learners import book_data
-from samuel.commands.agree import _pos_int, progress_bar
+from samuel.commands.agree import progress_bar
+from samuel.commands.analyse import positive_int
 
 METHODS: dict[str, str] = {
     "phase": "engine.learners.move_phase",
@@ -64,7 +65,7 @@ def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.add_argument("--method", required=True, choices=list(METHODS), metavar="NAME", help=help_methods)
     p.add_argument("--pdn", required=True, help="PDN file of expert games")
     p.add_argument("--out", required=True, help="evaluator file to write (.json)")
-    p.add_argument("--games", type=_pos_int, default=None,
+    p.add_argument("--games", type=positive_int, default=None,
                    help="read only the first N games of the file (before the split)")
     p.add_argument("--split", choices=book_data.SPLITS, default="train",
                    help="games to learn from (default: %(default)s; 'test' is held out)")
