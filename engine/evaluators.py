@@ -6,6 +6,7 @@ one in Python and the search still runs entirely in C.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -136,6 +137,12 @@ def load(path: str | Path) -> Evaluator:
     return from_dict(d, str(source))
 
 
+@functools.lru_cache(maxsize=32)
+def _load_shipped(path: Path, mtime_ns: int) -> Evaluator:
+    """Shipped files are read once (sessions ask for their evaluator by name at every search)."""
+    return load(path)
+
+
 def available() -> list[str]:
     """Names ``by_name`` accepts: the built-in evaluators, then the shipped learned ones."""
     learned = sorted(p.stem for p in LEARNED_DIR.glob("*.json")) if LEARNED_DIR.is_dir() else []
@@ -148,7 +155,7 @@ def by_name(name: str) -> Evaluator:
         return BUILTIN[name]
     shipped = LEARNED_DIR / f"{name}.json"
     if "/" not in name and shipped.is_file():
-        return load(shipped)
+        return _load_shipped(shipped, shipped.stat().st_mtime_ns)
     if name.endswith(".json"):
         return load(name)
     known = ", ".join(available())
