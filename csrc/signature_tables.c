@@ -16,11 +16,13 @@
  *   level = m + sign(v) * step.
  * Quantizing a table entry x with thresholds th[0..n-1]: level = #{th < x}.
  *
- * Data layout (int32, eval->data):
- *   [0] SIG_VERSION (1)  [1] inputs (27)  [2] first-level tables (9)
+ * Data layout (int32, eval->data), version 2:
+ *   [0] SIG_VERSION (2)  [1] inputs (27)  [2] first-level tables (9)
  *   [3] second-level tables (3)  [4] Q1 (5)  [5] Q3  [6] tiebreak (0/1)
  *   [7] tiebreak shift
- *   [8] number of game phases P, then P - 1 piece-count bounds, descending:
+ *   [8] material weight W (0 = no material term)
+ *   [9] table shift S (0..30): the table part is divided by 2^S (floor)
+ *   [10] number of game phases P, then P - 1 piece-count bounds, descending:
  *       a position's phase is the number of bounds >= its pieces on the board
  *       (both sides, men and kings); then P blocks, one per phase, each:
  *   27 x {term index, levels, t1, t2}
@@ -28,9 +30,22 @@
  *   then 3 x (Q3 - 1) second-level output thresholds, 3 x 125 entries
  *   then Q3^3 third-level entries, index (l0 * Q3 + l1) * Q3 + l2.
  *
- * Score for the side to move: -(third-level entry), and with the tiebreak
- * flag also -floor((sum of the 9 first- and 3 second-level entries) /
- * 2^shift), so that positions sharing a third-level entry are still ordered.
+ * Version 1 (the same without words 8 and 9; the phase count is at [8]) is
+ * still read, as W = 0 and S = 0.
+ *
+ * Table value x: the third-level entry, and with the tiebreak flag also
+ * floor((sum of the 9 first- and 3 second-level entries) / 2^shift), so that
+ * positions sharing a third-level entry are still ordered.  x rates the
+ * position for the player who just moved.
+ *
+ * Score for the side to move:
+ *   W * bb_material_score(pos) - floor(x / 2^S), clipped to the win bound.
+ * The material part is Samuel's piece advantage (kings 3 : men 2, one man is
+ * at least 100), kept fixed and outside the learned tables as in Samuel's own
+ * programs; without it a search happily follows lines that lose pieces (the
+ * tables rate how book-like the last move was, not the material).  The
+ * trainer picks S so that the table part's whole range is worth less than
+ * one man (100 * W).
  *
  * Fallbacks: parent NULL -- ckr_samuel_terms' stand-in (the same board with
  * the other side to move); data missing, too short or of another shape --
@@ -38,14 +53,15 @@
  */
 #include "bitboard.h"
 
-#define SIG_VERSION 1
+#define SIG_VERSION 2
 #define SIG_INPUTS 27
 #define SIG_N1 9
 #define SIG_N2 3
 #define SIG_Q1 5
 #define SIG_L1 105
 #define SIG_L2 125
-#define SIG_HEADER 8
+#define SIG_HEADER_V1 8
+#define SIG_HEADER 10
 
 static int quantize_input(int32_t v, int levels, int32_t t1, int32_t t2)
 {
@@ -59,6 +75,13 @@ static int quantize_input(int32_t v, int levels, int32_t t1, int32_t t2)
     return m + (v < 0 ? -step : step);
 }
 
+/* floor(x / 2^k), as the trainer's numpy >> */
+static int64_t floor_shift(int64_t x, int k)
+{
+    int64_t div = (int64_t)1 << k;
+    return x >= 0 ? x / div : -((-x + div - 1) / div);
+}
+
 static int quantize_output(int32_t x, const int32_t *th, int n)
 {
     int level = 0;
@@ -70,20 +93,26 @@ static int quantize_output(int32_t x, const int32_t *th, int n)
 int ckr_signature_eval(const ckr_eval *eval, const ckr_pos *pos, const ckr_pos *parent)
 {
     const int32_t *d = eval->data;
-    if (!d || eval->ndata < SIG_HEADER + 1 || d[0] != SIG_VERSION || d[1] != SIG_INPUTS || d[2] != SIG_N1
-        || d[3] != SIG_N2 || d[4] != SIG_Q1 || d[5] < 2 || d[5] > 64 || d[7] < 0 || d[7] > 30)
+    if (!d || eval->ndata < SIG_HEADER_V1 + 1 || (d[0] != 1 && d[0] != SIG_VERSION) || d[1] != SIG_INPUTS
+        || d[2] != SIG_N1 || d[3] != SIG_N2 || d[4] != SIG_Q1 || d[5] < 2 || d[5] > 64 || d[7] < 0 || d[7] > 30)
+        return 0;
+    int header = d[0] == 1 ? SIG_HEADER_V1 : SIG_HEADER;
+    if (eval->ndata < header + 1)
+        return 0;
+    int32_t weight = header == SIG_HEADER ? d[8] : 0, shift = header == SIG_HEADER ? d[9] : 0;
+    if (shift < 0 || shift > 30 || weight < 0)
         return 0;
     int q3 = d[5];
-    int nph = d[SIG_HEADER];
+    int nph = d[header];
     int64_t block = 4 * SIG_INPUTS + SIG_N1 * (SIG_Q1 - 1) + SIG_N1 * SIG_L1 + SIG_N2 * (q3 - 1)
                     + SIG_N2 * SIG_L2 + (int64_t)q3 * q3 * q3;
-    if (nph < 1 || nph > 32 || eval->ndata < SIG_HEADER + nph + nph * block)
+    if (nph < 1 || nph > 32 || eval->ndata < header + nph + nph * block)
         return 0;
     int npieces = bb_popcount(pos->pieces[0] | pos->pieces[1]);
     int phase = 0;
     for (int i = 0; i < nph - 1; i++)
-        phase += npieces <= d[SIG_HEADER + 1 + i];
-    const int32_t *slots = d + SIG_HEADER + nph + phase * block;
+        phase += npieces <= d[header + 1 + i];
+    const int32_t *slots = d + header + nph + phase * block;
     const int32_t *th1 = slots + 4 * SIG_INPUTS;
     const int32_t *t1 = th1 + SIG_N1 * (SIG_Q1 - 1);
     const int32_t *th2 = t1 + SIG_N1 * SIG_L1;
@@ -114,15 +143,13 @@ int ckr_signature_eval(const ckr_eval *eval, const ckr_pos *pos, const ckr_pos *
         lower += out;
         lev2[g] = quantize_output(out, th2 + (q3 - 1) * g, q3 - 1);
     }
-    int64_t score = t3[(lev2[0] * q3 + lev2[1]) * q3 + lev2[2]];
-    if (d[6]) {
-        int64_t div = (int64_t)1 << d[7];
-        /* floor division, as the trainer's numpy >> */
-        score += lower >= 0 ? lower / div : -((-lower + div - 1) / div);
-    }
+    int64_t x = t3[(lev2[0] * q3 + lev2[1]) * q3 + lev2[2]];
+    if (d[6])
+        x += floor_shift(lower, d[7]);
+    int64_t score = (int64_t)weight * bb_material_score(pos) - floor_shift(x, shift);
     if (score > CKR_WIN_BOUND - 1)
         score = CKR_WIN_BOUND - 1;
     if (score < -CKR_WIN_BOUND + 1)
         score = -CKR_WIN_BOUND + 1;
-    return (int)-score;
+    return (int)score;
 }

@@ -8,12 +8,23 @@
  * the first as the most significant digit, locate the entry (the paper's
  * example: 1,0,1,0,2 -> 92).  An entry is the trainer's smoothed
  * strong / not-strong quotient in 1/1000, rating the position for the player
- * who just moved, so the side to move gets minus the sum of the 8 entries.
+ * who just moved; x = the sum of the 8 entries.
+ *
+ * Score for the side to move:
+ *   W * bb_material_score(pos) - floor(x / 2^S), clipped to the win bound.
+ * The material part is Samuel's piece advantage (kings 3 : men 2, one man is
+ * at least 100), fixed and outside the learned tables as in Samuel's own
+ * programs: the tables rate how book-like the last move was, and without
+ * material a search follows lines that lose pieces.  The trainer picks S so
+ * that the tables' whole range is worth less than one man (100 * W).
  *
  * Data layout (int32, eval->data):
  *   data[0]  TAB_VERSION (1)
  *   data[1]  number of tables (8)     data[2]  arguments per table (5)
- *   data[3..7] reserved (0)
+ *   data[3]  material weight W (0 = no material term)
+ *   data[4]  table shift S (0..30)
+ *   data[5..7] reserved (0)
+ *   (Data written before words 3 and 4 were used hold 0 there: table only.)
  *   data[8 + 5 * t + a]      term index (0..38, ckr_terms.h order) of
  *                            argument a of table t
  *   data[48 + 243 * t + i]   entry i of table t
@@ -34,7 +45,8 @@
 int ckr_tabulated_eval(const ckr_eval *eval, const ckr_pos *pos, const ckr_pos *parent)
 {
     const int32_t *d = eval->data;
-    if (!d || eval->ndata < TAB_SIZE || d[0] != TAB_VERSION || d[1] != TAB_TABLES || d[2] != TAB_ARGS)
+    if (!d || eval->ndata < TAB_SIZE || d[0] != TAB_VERSION || d[1] != TAB_TABLES || d[2] != TAB_ARGS
+        || d[3] < 0 || d[4] < 0 || d[4] > 30)
         return 0;
     int32_t t[CKR_SAMUEL_NTERMS];
     ckr_samuel_terms(pos, parent, t);
@@ -50,7 +62,12 @@ int ckr_tabulated_eval(const ckr_eval *eval, const ckr_pos *pos, const ckr_pos *
         }
         sum += tables[TAB_ENTRIES * k + idx];
     }
-    if (sum > CKR_WIN_BOUND - 1)
-        sum = CKR_WIN_BOUND - 1;
-    return (int)-sum;
+    int64_t div = (int64_t)1 << d[4];
+    int64_t part = sum >= 0 ? sum / div : -((-sum + div - 1) / div); /* floor, as numpy >> */
+    int64_t score = (int64_t)d[3] * bb_material_score(pos) - part;
+    if (score > CKR_WIN_BOUND - 1)
+        score = CKR_WIN_BOUND - 1;
+    if (score < -CKR_WIN_BOUND + 1)
+        score = -CKR_WIN_BOUND + 1;
+    return (int)score;
 }

@@ -78,12 +78,54 @@ def test_c_equals_python(oca_positions: book_data.BookPositions) -> None:
     train = oca_positions.select(oca_positions.game % 2 == 1)
     test = oca_positions.select(oca_positions.game % 2 == 0)
     assert test.num_moves > 2000
-    for opts in ({}, {"tiebreak": False, "q3": 7, "phase_bounds": ()}, {"phase_bounds": (22, 18, 12, 6)}):
+    for opts in ({}, {"tiebreak": False, "q3": 7, "phase_bounds": ()}, {"phase_bounds": (22, 18, 12, 6)},
+                 {"material_weight": 0}, {"material_weight": 1}):
         ev = sg.train(train, **opts)
         fast = sg.batch_scores(ev, test)
         ref = c_scores(ev, test)
         assert np.array_equal(fast, ref)
         assert agreement.measure(ev, test, bootstrap=0).c_samuel > 0.1
+        weight, shift = sg.material_part(ev)
+        assert weight == opts.get("material_weight", sg.MATERIAL_WEIGHT)
+        lo, hi = ev.meta["table_range"]
+        assert (hi >> shift) - (lo >> shift) < sg.MAN * weight or weight == 0 == shift
+
+
+def test_version_1_data_reads_as_no_material(oca_positions: book_data.BookPositions) -> None:
+    test = oca_positions.select(oca_positions.game % 2 == 0)
+    ev = sg.train(oca_positions.select(oca_positions.game % 2 == 1), material_weight=0)
+    d = ev.spec.data
+    assert d[0] == sg.VERSION == 2 and d[8:10] == (0, 0)
+    old = evaluators.Evaluator("v1", core.EvalSpec(core.EVAL_SIGNATURE, data=(1, *d[1:8], *d[10:])), {})
+    assert sg.material_part(old) == (0, 0)
+    ref = c_scores(ev, test)
+    assert np.array_equal(c_scores(old, test), ref) and np.array_equal(sg.batch_scores(old, test), ref)
+    # with material: exactly W * material more for the side to move, table part shifted
+    on = sg.train(oca_positions.select(oca_positions.game % 2 == 1))
+    weight, shift = sg.material_part(on)
+    assert weight == 10 and shift > 0 and on.spec.data[10:] == d[10:]
+    mat = book_data.material(test.children())
+    assert np.array_equal(c_scores(on, test), np.floor(ref / 2**shift) - weight * mat)
+
+
+def test_material_dominates(oca_positions: book_data.BookPositions) -> None:
+    ev = sg.train(oca_positions.head(2000))
+    weight, _shift = sg.material_part(ev)
+    up = Board("B:W21,22,25:B9,10,11,12").raw     # Black to move, a man up
+    down = Board("W:W21,22,25:B9,10,11,12").raw   # the same board, White (a man down) to move
+    assert core.evaluate(up, ev.spec) > 0 > core.evaluate(down, ev.spec)
+    # whatever the tables say: a man outweighs the table part's whole range
+    lo, hi = ev.meta["table_range"]
+    assert weight * 100 > (hi >> ev.spec.data[9]) - (lo >> ev.spec.data[9])
+
+
+def test_searched_agreement_is_not_negative(oca_positions: book_data.BookPositions) -> None:
+    """Searched 2 plies the tables (with material) still agree with the book (it was about -0.3)."""
+    ev = sg.train(oca_positions.select(oca_positions.game % 2 == 1))
+    test = oca_positions.select(np.isin(oca_positions.game, np.unique(oca_positions.game[
+        oca_positions.game % 2 == 0])[:6]))
+    a = agreement.measure(ev, test, depth=2, bootstrap=0, tie_break="random")
+    assert a.c_samuel > 0.1
 
 
 def test_no_parent_and_short_data(oca_positions: book_data.BookPositions) -> None:

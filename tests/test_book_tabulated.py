@@ -80,7 +80,19 @@ def test_c_equals_python(oca_positions: book_data.BookPositions) -> None:
     fast = tabulated.batch_scores(ev, test)
     ref = c_scores(ev, test)
     assert np.array_equal(fast, ref)
+    weight, shift = ev.spec.data[3], ev.spec.data[4]
+    assert weight == tabulated.MATERIAL_WEIGHT and shift > 0
+    lo, hi = ev.meta["table_range"]
+    assert (hi >> shift) - (lo >> shift) < tabulated.MAN * weight
     args, table = tabulated.unpack(ev)
+    # the same tables without material (as data written before the material words): -x exactly
+    bare = tabulated.evaluator_from_tables(args.tolist(), table / tabulated.ONE)
+    assert bare.spec.data[3:8] == (0, 0, 0, 0, 0) and bare.spec.data[8:] == ev.spec.data[8:]
+    bare_ref = c_scores(bare, test)
+    assert np.array_equal(tabulated.batch_scores(bare, test), bare_ref)
+    mat = book_data.material(test.children())
+    assert np.array_equal(ref, np.floor(bare_ref / 2**shift) - weight * mat)
+    assert agreement.measure(bare, test, bootstrap=0).c_samuel > 0.1
     assert args.shape == (8, 5) and table.shape == (8, 243)
     assert all(TERM_NAMES[i] != "RECAP" for i in args.ravel())
     assert agreement.measure(ev, test, bootstrap=0).c_samuel > 0.1
@@ -94,6 +106,24 @@ def test_no_parent_and_short_data() -> None:
     assert core.evaluate(raw, bad) == 0
     t = np.array([core.samuel_terms(raw)])
     assert tabulated.score_terms(ev, t).tolist() == [-8000]
+    bad_shift = core.EvalSpec(core.EVAL_TABULATED, data=(1, 8, 5, 10, -1, *ev.spec.data[5:]))
+    assert core.evaluate(raw, bad_shift) == 0
+
+
+def test_material_dominates() -> None:
+    # every entry the largest possible except one: the table part spans its whole range
+    value = np.zeros((8, 243))
+    value[:, 121] = 50.0
+    ev = tabulated.evaluator_from_tables([[0, 1, 2, 3, 4]] * 8, value, material_weight=10)
+    lo, hi = ev.meta["table_range"]
+    assert (lo, hi) == (0, 8 * 50000) and (hi >> ev.spec.data[4]) < 1000
+    up = Board("B:W21,22,25:B9,10,11,12").raw     # Black to move, a man up
+    down = Board("W:W21,22,25:B9,10,11,12").raw   # the same board, White (a man down) to move
+    assert core.evaluate(up, ev.spec) > 0 > core.evaluate(down, ev.spec)
+    rows = np.array([[r.black_men, r.black_kings, r.white_men, r.white_kings, r.turn] for r in (up, down)],
+                    dtype=np.uint32)
+    t = np.array([core.samuel_terms(up), core.samuel_terms(down)])
+    assert tabulated.score_terms(ev, t, rows).tolist() == [core.evaluate(r, ev.spec) for r in (up, down)]
 
 
 def test_search_and_cli(small: book_data.BookPositions, tmp_path: Path,

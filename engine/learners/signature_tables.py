@@ -67,7 +67,23 @@ positions sharing a third-level entry are then still ordered, and the lower
 levels' finer information is not all lost to the 5- and 21-level
 quantizations (on validation: C 0.43 against 0.41 for the third level alone,
 which ties 1.4% of the pairs).  ``tiebreak=False`` is Samuel's pure
-hierarchy.  The score stays within +-25000, inside the engine's win bound.
+hierarchy.
+
+Material (our addition, as Samuel kept the piece advantage fixed and outside
+the learned part: 1959, "its sign is fixed ... the program never alters
+it"): the score is ``W * material - floor(x / 2**S)``, where ``material`` is
+the engine's material score (``book_data.material``: Samuel's piece advantage,
+kings 3 : men 2, at least 100 for a man), ``x`` the table value above and
+``W = material_weight`` (default 10; 0 leaves material out, Samuel's tables
+alone).  ``S`` is the smallest shift that makes the table part's whole
+possible range (the largest minus the smallest value any position can get)
+smaller than one man, ``100 * W``; on OCA that is ``S = 6``.  The tables rate
+how book-like the last move was, and the A/D counts compare a book move with
+its alternatives, which rarely differ in material one ply on: without the
+fixed term a search follows lines that lose pieces (held-out C with each
+alternative searched 2 plies was -0.30 without it).  Statically the material
+term is nearly constant among a position's alternatives and the shift costs
+little resolution, so the static C barely moves.
 """
 
 from __future__ import annotations
@@ -79,14 +95,21 @@ import numpy as np
 
 from engine import core
 from engine.evaluators import Evaluator
-from engine.learners.book_data import BookPositions
+from engine.learners.book_data import BookPositions, material
 from engine.learners.book_polynomial import TERM_NAMES, child_terms
 
 ProgressFn = Callable[[int, int], None]
 
 ONE = 10000
-VERSION = 1
-HEADER = 8
+VERSION = 2
+HEADER = 10
+"""Header words: version, 27, 9, 3, Q1, Q3, tiebreak, tiebreak shift, material weight, table shift."""
+HEADER_V1 = 8
+"""Version 1 had no material weight and table shift (read as 0 and 0)."""
+MATERIAL_WEIGHT = 10
+"""Default multiplier of the engine's material score (a man is then at least 1000)."""
+MAN = 100
+"""The material score of one man (at least: kings 3 : men 2, plus the trading bonus)."""
 N1, N2 = 9, 3
 L1_SIZE = 105
 Q1 = 5
@@ -242,21 +265,30 @@ def train(
     q3: int = Q3,
     tiebreak: bool = True,
     phase_bounds: Sequence[int] = PHASE_BOUNDS,
+    material_weight: int = MATERIAL_WEIGHT,
     **_opts: Any,
 ) -> Evaluator:
     """Quantize, then count A/D level by level per phase; returns the ``CKR_EVAL_SIGNATURE`` evaluator."""
+    material_weight = int(material_weight)
+    if material_weight < 0:
+        raise ValueError("material_weight must be >= 0")
     bounds = sorted((int(b) for b in phase_bounds), reverse=True)
     terms = child_terms(positions, progress)
     book = positions.is_book
     phase = phase_of(pieces(positions.children()), bounds)
-    header = [VERSION, len(SLOTS), N1, N2, Q1, q3, 1 if tiebreak else 0, TIEBREAK_SHIFT]
-    data: list[int] = [*header, len(bounds) + 1, *bounds]
+    blocks: list[int] = []
     infos = []
     for p in range(len(bounds) + 1):
         sel = phase == p
         block, info = _fit_block(terms[sel], book[sel], prior_weight, q3)
-        data += block
+        blocks += block
         infos.append(info)
+    flat = np.asarray(blocks, dtype=np.int64).reshape(len(bounds) + 1, block_size(q3))
+    lo, hi = table_range([Tables(b, q3) for b in flat], tiebreak, TIEBREAK_SHIFT)
+    shift = table_shift(lo, hi, material_weight)
+    header = [VERSION, len(SLOTS), N1, N2, Q1, q3, 1 if tiebreak else 0, TIEBREAK_SHIFT,
+              material_weight, shift]
+    data: list[int] = [*header, len(bounds) + 1, *bounds, *blocks]
     meta = {
         "learner": "signature_tables",
         "positions": len(positions),
@@ -266,6 +298,9 @@ def train(
         "q3": q3,
         "tiebreak": tiebreak,
         "phase_bounds": bounds,
+        "material_weight": material_weight,
+        "table_shift": shift,
+        "table_range": [lo, hi],
         "groups": [list(g) for g in GROUPS],
         "phases": infos,
     }
@@ -292,16 +327,50 @@ class Tables:
         self.t3 = data[p:p + q3**3]
 
 
+def table_range(tables: Sequence[Tables], tiebreak: bool, shift: int) -> tuple[int, int]:
+    """(lowest, highest) table value any position can get (bounds: each table at its extreme)."""
+    lo, hi = [], []
+    for tb in tables:
+        x_lo, x_hi = int(tb.t3.min()), int(tb.t3.max())
+        if tiebreak:
+            x_lo += (int(tb.t1.min(axis=1).sum()) + int(tb.t2.min(axis=1).sum())) >> shift
+            x_hi += (int(tb.t1.max(axis=1).sum()) + int(tb.t2.max(axis=1).sum())) >> shift
+        lo.append(x_lo)
+        hi.append(x_hi)
+    return min(lo), max(hi)
+
+
+def table_shift(lo: int, hi: int, material_weight: int) -> int:
+    """Smallest S with the table part's range, ``(hi >> S) - (lo >> S)``, below a man (0 without material)."""
+    if material_weight <= 0:
+        return 0
+    s = 0
+    while s < 30 and (hi >> s) - (lo >> s) >= MAN * material_weight:
+        s += 1
+    return s
+
+
 def unpack(evaluator: Evaluator) -> tuple[int, bool, int, list[int], list[Tables]]:
     """(q3, tiebreak, shift, phase bounds, tables per phase) of a signature evaluator."""
     d = np.asarray(evaluator.spec.data, dtype=np.int64)
     q3, tiebreak, shift = int(d[5]), bool(d[6]), int(d[7])
-    nph = int(d[HEADER])
-    bounds = [int(x) for x in d[HEADER + 1:HEADER + nph]]
-    start = HEADER + nph
+    header = header_size(evaluator)
+    nph = int(d[header])
+    bounds = [int(x) for x in d[header + 1:header + nph]]
+    start = header + nph
     size = block_size(q3)
     tables = [Tables(d[start + k * size:start + (k + 1) * size], q3) for k in range(nph)]
     return q3, tiebreak, shift, bounds, tables
+
+
+def header_size(evaluator: Evaluator) -> int:
+    return HEADER_V1 if int(evaluator.spec.data[0]) == 1 else HEADER
+
+
+def material_part(evaluator: Evaluator) -> tuple[int, int]:
+    """(material weight, table shift); (0, 0) for version-1 data."""
+    d = evaluator.spec.data
+    return (0, 0) if header_size(evaluator) == HEADER_V1 else (int(d[8]), int(d[9]))
 
 
 def _score_block(tb: Tables, terms: np.ndarray, tiebreak: bool, shift: int) -> np.ndarray:
@@ -321,13 +390,17 @@ def _score_block(tb: Tables, terms: np.ndarray, tiebreak: bool, shift: int) -> n
 def score_terms(evaluator: Evaluator, terms: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """The evaluator's score for the side to move of positions ``rows`` with these terms (as the C code)."""
     _q3, tiebreak, shift, bounds, tables = unpack(evaluator)
+    weight, table_sh = material_part(evaluator)
     phase = phase_of(pieces(rows), bounds)
-    score = np.zeros(len(terms), dtype=np.int64)
+    x = np.zeros(len(terms), dtype=np.int64)
     for p, tb in enumerate(tables):
         sel = phase == p
         if sel.any():
-            score[sel] = _score_block(tb, terms[sel], tiebreak, shift)
-    return -np.clip(score, -core.WIN_BOUND + 1, core.WIN_BOUND - 1)
+            x[sel] = _score_block(tb, terms[sel], tiebreak, shift)
+    score = -(x >> table_sh)
+    if weight:
+        score = score + weight * material(rows).astype(np.int64)
+    return np.clip(score, -core.WIN_BOUND + 1, core.WIN_BOUND - 1)
 
 
 def batch_scores(evaluator: Evaluator, positions: BookPositions) -> np.ndarray:
