@@ -251,6 +251,8 @@ def search_scores(
 
     A child with no legal move (the mover just won) scores as a win.
     """
+    if depth < 1:  # the core reads depth 0 as "no limit"; static scores are ``static_scores``
+        raise ValueError(f"search depth must be at least 1, got {depth}")
     engine = core.CoreEngine(hash_mb)
     engine.set_eval(evaluator.spec)
     children = positions.children()
