@@ -143,16 +143,31 @@ def _load_shipped(path: Path, mtime_ns: int) -> Evaluator:
     return load(path)
 
 
+_REGISTERED: dict[str, Evaluator] = {}
+
+
+def register(evaluator: Evaluator) -> str:
+    """Make ``evaluator`` known by its name for this process (e.g. a server's ``--eval FILE.json``)."""
+    key = evaluator.name.lower()  # protocol option values are case-insensitive
+    if key in BUILTIN:
+        raise OptionError(f"evaluator name {evaluator.name!r} is taken by a built-in evaluator")
+    _REGISTERED[key] = evaluator
+    return key
+
+
 def available() -> list[str]:
-    """Names ``by_name`` accepts: the built-in evaluators, then the shipped learned ones."""
+    """Names ``by_name`` accepts: the built-in evaluators, the shipped learned ones, then registered ones."""
     learned = sorted(p.stem for p in LEARNED_DIR.glob("*.json")) if LEARNED_DIR.is_dir() else []
-    return list(BUILTIN) + [n for n in learned if n not in BUILTIN]
+    names = list(BUILTIN) + [n for n in learned if n not in BUILTIN]
+    return names + [n for n in _REGISTERED if n not in names]
 
 
 def by_name(name: str) -> Evaluator:
     """A built-in or shipped evaluator by name, or any evaluator file by its ``.json`` path."""
     if name in BUILTIN:
         return BUILTIN[name]
+    if name in _REGISTERED:
+        return _REGISTERED[name]
     shipped = LEARNED_DIR / f"{name}.json"
     if "/" not in name and shipped.is_file():
         return _load_shipped(shipped, shipped.stat().st_mtime_ns)

@@ -147,7 +147,7 @@ class HubSession:
             value = self.engine.options.get(spec.name)
             args: list[tuple[str, object | None]] = [("name", spec.name), ("value", value)]
             if spec.kind == "enum":
-                args += [("type", "enum"), ("values", " ".join(spec.choices))]
+                args += [("type", "enum"), ("values", " ".join(spec.allowed()))]
             elif spec.kind == "int":
                 args.append(("type", "int"))
                 if spec.minimum is not None:

@@ -6,7 +6,7 @@ ranges (Hub ``param`` lines, cb ``get``/``set``) and validates values the same w
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from engine import evaluators
@@ -25,19 +25,23 @@ class OptionSpec:
     kind: str
     """One of ``enum``, ``int``, ``bool``, ``string``."""
     default: str
-    choices: tuple[str, ...] = ()
+    choices: tuple[str, ...] | Callable[[], Sequence[str]] = ()
+    """The allowed values of an enum, or a function giving them (when they can grow at run time)."""
     minimum: int | None = None
     maximum: int | None = None
     help: str = ""
+
+    def allowed(self) -> tuple[str, ...]:
+        return tuple(self.choices() if callable(self.choices) else self.choices)
 
     def validate(self, value: str) -> str:
         """The value in canonical text form; OptionError naming the option otherwise."""
         text = value.strip()
         if self.kind == "enum":
             low = text.lower()
-            if low not in self.choices:
+            if low not in self.allowed():
                 raise OptionError(
-                    f"option {self.name}: {value!r} is not one of {', '.join(self.choices)}"
+                    f"option {self.name}: {value!r} is not one of {', '.join(self.allowed())}"
                 )
             return low
         if self.kind == "int":
@@ -63,7 +67,7 @@ class OptionSpec:
 
 
 ENGINE_OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec("evaluator", "enum", "default", tuple(evaluators.available()),
+    OptionSpec("evaluator", "enum", "default", evaluators.available,
                help="the evaluation function"),
     OptionSpec("mode", "enum", "pvs", MODES,
                help="search: modern PVS, Samuel's 1959 plies, or Shannon type A"),

@@ -12,6 +12,7 @@ import logging
 import sys
 from collections.abc import Awaitable, Callable
 
+from engine import evaluators
 from engine.evaluators import available, evaluator_name
 from protocol.context import ServerSettings, Writer
 from protocol.framing import DEFAULT_MAX_LINE, stream_limit
@@ -58,7 +59,10 @@ def add_session_arguments(p: argparse.ArgumentParser, *, modes: bool = True, lin
 
 
 def session_defaults(args: argparse.Namespace) -> SessionDefaults:
-    return SessionDefaults(evaluator=args.evaluator, mode=getattr(args, "mode", "pvs"), hash_mb=args.hash,
+    evaluator = args.evaluator
+    if evaluator.endswith(".json"):  # the operator's own file: known by its name to every session
+        evaluator = evaluators.register(evaluators.load(evaluator))
+    return SessionDefaults(evaluator=evaluator, mode=getattr(args, "mode", "pvs"), hash_mb=args.hash,
                            backend=args.backend, rote=getattr(args, "rote", "") or "",
                            rote_merge_every=getattr(args, "rote_merge_every", 20),
                            alpha=getattr(args, "alpha", "") or "",

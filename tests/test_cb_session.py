@@ -338,3 +338,15 @@ def test_samuel_cb_eof_still_answers_the_move_and_logs_only_to_file(tmp_path: os
     assert sum(ln.startswith("error") for ln in lines) == 2
     assert lines[-1].startswith("move ")
     assert os.path.getsize(log) > 0
+
+
+def test_operator_evaluator_file_is_the_sessions_default(tmp_path: os.PathLike[str]) -> None:
+    """`samuel cb --eval FILE.json`: the file's evaluator plays, under its own name."""
+    from engine import evaluators
+
+    path = os.path.join(tmp_path, "Mine.json")
+    evaluators.save(evaluators.linear({"men": 100, "kings": 130}, name="Mine"), path)
+    r = _samuel_cb(f"get evaluator\ngetmove {START} 0.05 3\n".encode(), "--eval", path)
+    assert r.returncode == 0 and r.stderr == b""
+    lines = r.stdout.decode().splitlines()
+    assert lines[0] == "reply 1 mine" and lines[-1].startswith("move ")
