@@ -208,3 +208,13 @@ def test_kill_9_mid_merge_loses_nothing_committed(tmp_path: Path) -> None:
         assert s.get((5, 5 << 16, 2)) is None
         r = s.merge([Observation((1, 2, 0), 0, 1)])  # and it still takes merges
         assert (r.merge, r.total) == (2, first + 1)
+
+
+def test_unopenable_files_are_named_errors(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"this is not an SQLite file at all" * 40)
+    with pytest.raises(RoteStoreError, match=r"junk\.db: cannot open as a rote store"):
+        RoteStore(junk)
+    with pytest.raises(RoteStoreError, match="cannot open as a rote store"):
+        RoteStore(tmp_path / "no" / "such" / "folder" / "r.db")
+    assert junk.read_bytes().startswith(b"this is not")  # left as it was

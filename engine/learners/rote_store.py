@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.core import RoteKey
+from engine.errors import SamuelError
 
 SCHEMA_VERSION = 1
 
@@ -81,7 +82,7 @@ BATCH = 20_000
 """Rows per executemany call inside a merge (progress is reported between batches)."""
 
 
-class RoteStoreError(Exception):
+class RoteStoreError(SamuelError):
     """The file is not a rote store of a version this code reads."""
 
 
@@ -149,9 +150,12 @@ class RoteStore:
 
         self.path = Path(path)
         self._lock = threading.RLock()
-        self._db = sqlite3.connect(str(self.path), timeout=timeout, isolation_level=None,
-                                   check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
+        try:
+            self._db = sqlite3.connect(str(self.path), timeout=timeout, isolation_level=None,
+                                       check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+        except sqlite3.Error as exc:  # a missing folder, no permission, a file that is not SQLite
+            raise RoteStoreError(f"{self.path}: cannot open as a rote store ({exc})") from None
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA cache_size=-65536")  # 64 MB: a million-row merge stays in memory
         with self._transaction():
