@@ -11,8 +11,10 @@ import asyncio
 import logging
 import sys
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 from engine import evaluators
+from engine.errors import OptionError
 from engine.evaluators import available, evaluator_name
 from protocol.context import ServerSettings, Writer
 from protocol.framing import DEFAULT_MAX_LINE, stream_limit
@@ -60,13 +62,19 @@ def add_session_arguments(p: argparse.ArgumentParser, *, modes: bool = True, lin
 
 def session_defaults(args: argparse.Namespace) -> SessionDefaults:
     evaluator = args.evaluator
+    alpha_dir = getattr(args, "alpha_dir", "alpha")
+    if getattr(args, "alpha", ""):  # find out now, not at the first game's end, that it cannot be saved
+        try:
+            Path(alpha_dir).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OptionError(f"--alpha-dir {alpha_dir}: cannot create it ({exc.strerror})") from None
     if evaluator.endswith(".json"):  # the operator's own file: known by its name to every session
         evaluator = evaluators.register(evaluators.load(evaluator))
     return SessionDefaults(evaluator=evaluator, mode=getattr(args, "mode", "pvs"), hash_mb=args.hash,
                            backend=args.backend, rote=getattr(args, "rote", "") or "",
                            rote_merge_every=getattr(args, "rote_merge_every", 20),
                            alpha=getattr(args, "alpha", "") or "",
-                           alpha_dir=getattr(args, "alpha_dir", "alpha"))
+                           alpha_dir=alpha_dir)
 
 
 def configure_logging(path: str | None, level: str, *, stderr: bool) -> None:

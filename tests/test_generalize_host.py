@@ -72,3 +72,11 @@ def test_merge_adds_one_games_changes() -> None:
     assert abs(a.correlation - 0.1) < 1e-12 and a.uses == 12 and a.tally == 3
     assert out.record("B").correlation == 0.4  # B left the other game: unchanged here
     assert out.moves == 11
+
+
+def test_an_alpha_dir_that_cannot_be_made_is_an_error_at_start(tmp_path: Path) -> None:
+    from samuel.cli import main
+
+    blocker = tmp_path / "file"
+    blocker.write_text("a file where the folder should go")
+    assert main(["cb", "--alpha", "x", "--alpha-dir", str(blocker / "alpha")]) == 2
