@@ -6,12 +6,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from book_scoring import SMALL_PDN as SMALL
 
 from engine import core
 from engine.board import Board
 from engine.learners import book_data
 
-SMALL = Path(__file__).resolve().parent / "data" / "book_small.pdn"
 OCA = Path(__file__).resolve().parents[2] / "shared" / "data" / "OCA_2.0.pdn"
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from book_scoring import SMALL_PDN as SMALL
 
 from engine import agreement, core, evaluators
 from engine.board import Board
@@ -14,8 +15,6 @@ from engine.learners import book_data, heuristic, move_phase
 from engine.limits import Limit
 from engine.search import Searcher
 from samuel.cli import main
-
-SMALL = Path(__file__).resolve().parent / "data" / "book_small.pdn"
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from book_scoring import SMALL_PDN as SMALL
+from book_scoring import c_scores
 
 from engine import agreement, core, evaluators, samuel_terms
 from engine.board import Board
@@ -14,19 +16,6 @@ from engine.learners.book_polynomial import TERM_NAMES
 from engine.limits import Limit
 from engine.search import Searcher
 from samuel.cli import main
-
-SMALL = Path(__file__).resolve().parent / "data" / "book_small.pdn"
-
-
-
-def c_scores(ev: evaluators.Evaluator, positions: book_data.BookPositions) -> np.ndarray:
-    """-(C evaluator of each child, parent = the book position), one core call per child."""
-    children = positions.children()
-    owner = positions.owner
-    raws = [core.RawPosition(*(int(x) for x in c)) for c in children]
-    parents = [positions.raw(int(i)) for i in owner]
-    plies = [int(positions.ply[i]) + 1 for i in owner]
-    return -np.asarray(core.evaluate_many(ev.spec, raws, parents, plies), dtype=np.float64)
 
 
 def _counts(pairs: dict[str, tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
