@@ -235,7 +235,22 @@ def test_samuel_learn_book_end_to_end(capsys: pytest.CaptureFixture[str], tmp_pa
     assert main(["agree", "--eval", str(out), "--pdn", str(SMALL), "--depth", "1", "--games", "3",
                  "--split", "all"]) == 0
     assert "search depth 1" in capsys.readouterr().out
-    h = tmp_path / "h.json"
-    assert main(["learn", "book", "--method", "heuristic", "--pdn", str(SMALL), "--out", str(h)]) == 0
-    assert evaluators.load(h).spec.kind == core.EVAL_HEURISTIC
+
+
+@pytest.mark.parametrize(("method", "kind"), [
+    ("heuristic", core.EVAL_HEURISTIC), ("signature", core.EVAL_SIGNATURE),
+    ("tabulated", core.EVAL_TABULATED), ("polynomial", core.EVAL_SAMUEL),
+])
+def test_every_book_method_trains_a_searchable_evaluator(
+    method: str, kind: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / f"{method}-small.json"
+    assert main(["learn", "book", "--method", method, "--pdn", str(SMALL), "--out", str(out),
+                 "--measure"]) == 0
+    assert f"trained {method}" in capsys.readouterr().out
+    ev = evaluators.load(out)
+    assert ev.spec.kind == kind and ev.name == f"{method}-small"
+    board = Board()
+    board.push_many(["11-15", "23-19"])
+    assert Searcher(ev, hash_mb=1).search(board, Limit(depth=4)).best in board.legal_moves
 

@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
-from book_scoring import SMALL_PDN as SMALL
 from book_scoring import c_scores
 
-from engine import agreement, core, evaluators, samuel_terms
-from engine.board import Board
+from engine import agreement, core, samuel_terms
 from engine.learners import book_data, book_polynomial
 from engine.learners.book_polynomial import TERM_NAMES
-from engine.limits import Limit
-from engine.search import Searcher
-from samuel.cli import main
 
 
 def _counts(pairs: dict[str, tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
@@ -73,15 +66,3 @@ def test_train_and_exact_batch_scorer(oca_positions: book_data.BookPositions) ->
         ref = c_scores(e, test)
         assert np.array_equal(fast, ref)
     assert agreement.measure(ev, test, bootstrap=0).c_samuel > 0.1
-
-
-def test_search_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    out = tmp_path / "poly.json"
-    assert main(["learn", "book", "--method", "polynomial", "--pdn", str(SMALL), "--out", str(out),
-                 "--measure"]) == 0
-    assert "trained polynomial" in capsys.readouterr().out
-    ev = evaluators.load(out)
-    assert ev.spec.kind == core.EVAL_SAMUEL and ev.name == "poly"
-    board = Board()
-    board.push_many(["11-15", "23-19"])
-    assert Searcher(ev, hash_mb=1).search(board, Limit(depth=4)).best in board.legal_moves

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
-import pytest
-from book_scoring import SMALL_PDN as SMALL
 from book_scoring import c_scores
 
 from engine import agreement, core, evaluators
@@ -14,9 +10,6 @@ from engine.board import Board
 from engine.learners import book_data
 from engine.learners import signature_tables as sg
 from engine.learners.book_polynomial import TERM_NAMES
-from engine.limits import Limit
-from engine.search import Searcher
-from samuel.cli import main
 
 
 def test_structure_uses_samuels_names_only() -> None:
@@ -124,15 +117,3 @@ def test_no_parent_and_short_data(oca_positions: book_data.BookPositions) -> Non
     rows = np.array([[raw.black_men, raw.black_kings, raw.white_men, raw.white_kings, raw.turn]], np.uint32)
     assert core.evaluate(raw, ev.spec) == int(sg.score_terms(ev, t, rows)[0])
     assert core.evaluate(raw, core.EvalSpec(core.EVAL_SIGNATURE, data=ev.spec.data[:100])) == 0
-
-
-def test_search_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    out = tmp_path / "sig.json"
-    assert main(["learn", "book", "--method", "signature", "--pdn", str(SMALL), "--out", str(out),
-                 "--measure"]) == 0
-    assert "trained signature" in capsys.readouterr().out
-    ev = evaluators.load(out)
-    assert ev.spec.kind == core.EVAL_SIGNATURE and ev.name == "sig"
-    board = Board()
-    board.push_many(["11-15", "23-19"])
-    assert Searcher(ev, hash_mb=1).search(board, Limit(depth=4)).best in board.legal_moves

@@ -349,6 +349,16 @@ def material(rows: np.ndarray) -> np.ndarray:
     return 50 * diff + frac
 
 
+def with_material(table_score: np.ndarray, weight: int, rows: np.ndarray | None) -> np.ndarray:
+    """A table evaluator's side-to-move score plus its fixed material part, clamped as the C core does."""
+    score = table_score.astype(np.int64)
+    if weight:
+        if rows is None:
+            raise ValueError("the material part needs the positions (rows)")
+        score = score + weight * material(rows).astype(np.int64)
+    return np.clip(score, -core.WIN_BOUND + 1, core.WIN_BOUND - 1)
+
+
 def _ghost(squares: np.ndarray) -> np.ndarray:
     """Square sets (bit s-1) to the core's layout (bit s-1 + (s-1)//8), as uint64."""
     x = squares.astype(np.uint64)

@@ -95,7 +95,7 @@ import numpy as np
 
 from engine import core
 from engine.evaluators import Evaluator
-from engine.learners.book_data import BookPositions, material
+from engine.learners.book_data import BookPositions, with_material
 from engine.learners.book_polynomial import TERM_NAMES, child_terms
 
 ProgressFn = Callable[[int, int], None]
@@ -212,6 +212,17 @@ def phase_of(n_pieces: np.ndarray, bounds: Sequence[int]) -> np.ndarray:
         len(n_pieces), dtype=np.int64)
 
 
+def _fit_table(
+    idx: np.ndarray, book: np.ndarray, size: int, levels: int, prior_weight: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One table counted from its inputs: (entries, thresholds of its output, its quantized output)."""
+    a, d = count(idx, book, size)
+    entries = coefficient(a, d, prior_weight)
+    out = entries[idx]
+    thresholds = value_thresholds(out, levels)
+    return entries, thresholds, quantize_value(out, thresholds)
+
+
 def _fit_block(terms: np.ndarray, book: np.ndarray, prior_weight: float, q3: int) -> tuple[list[int], dict]:
     """One phase's tables (layout of a data block) from its children's terms and book flags."""
     v = -terms[:, SLOTS].astype(np.int64)
@@ -221,21 +232,13 @@ def _fit_block(terms: np.ndarray, book: np.ndarray, prior_weight: float, q3: int
     th1 = np.zeros((N1, Q1 - 1), dtype=np.int64)
     lev1 = np.empty_like(idx1)
     for j in range(N1):
-        a, d = count(idx1[:, j], book, L1_SIZE)
-        t1[j] = coefficient(a, d, prior_weight)
-        out = t1[j][idx1[:, j]]
-        th1[j] = value_thresholds(out, Q1)
-        lev1[:, j] = quantize_value(out, th1[j])
+        t1[j], th1[j], lev1[:, j] = _fit_table(idx1[:, j], book, L1_SIZE, Q1, prior_weight)
     idx2 = (lev1[:, 0::3] * Q1 + lev1[:, 1::3]) * Q1 + lev1[:, 2::3]
     t2 = np.zeros((N2, L2_SIZE), dtype=np.int64)
     th2 = np.zeros((N2, q3 - 1), dtype=np.int64)
     lev2 = np.empty_like(idx2)
     for g in range(N2):
-        a, d = count(idx2[:, g], book, L2_SIZE)
-        t2[g] = coefficient(a, d, prior_weight)
-        out = t2[g][idx2[:, g]]
-        th2[g] = value_thresholds(out, q3)
-        lev2[:, g] = quantize_value(out, th2[g])
+        t2[g], th2[g], lev2[:, g] = _fit_table(idx2[:, g], book, L2_SIZE, q3, prior_weight)
     idx3 = (lev2[:, 0] * q3 + lev2[:, 1]) * q3 + lev2[:, 2]
     a, d = count(idx3, book, q3**3)
     t3 = coefficient(a, d, prior_weight)
@@ -397,10 +400,7 @@ def score_terms(evaluator: Evaluator, terms: np.ndarray, rows: np.ndarray) -> np
         sel = phase == p
         if sel.any():
             x[sel] = _score_block(tb, terms[sel], tiebreak, shift)
-    score = -(x >> table_sh)
-    if weight:
-        score = score + weight * material(rows).astype(np.int64)
-    return np.clip(score, -core.WIN_BOUND + 1, core.WIN_BOUND - 1)
+    return with_material(-(x >> table_sh), weight, rows)
 
 
 def batch_scores(evaluator: Evaluator, positions: BookPositions) -> np.ndarray:

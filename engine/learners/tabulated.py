@@ -57,7 +57,7 @@ import numpy as np
 
 from engine import core
 from engine.evaluators import Evaluator
-from engine.learners.book_data import BookPositions, material
+from engine.learners.book_data import BookPositions, with_material
 from engine.learners.book_polynomial import TERM_NAMES, child_terms
 
 ProgressFn = Callable[[int, int], None]
@@ -281,12 +281,7 @@ def score_terms(evaluator: Evaluator, terms: np.ndarray, rows: np.ndarray | None
     total = np.zeros(len(terms), dtype=np.int64)
     for t in range(TABLES):
         total += table[t][table_index(signs[:, args[t]])]
-    score = -(total >> shift)
-    if weight:
-        if rows is None:
-            raise ValueError("the material part needs the positions (rows)")
-        score = score + weight * material(rows).astype(np.int64)
-    return np.clip(score, -core.WIN_BOUND + 1, core.WIN_BOUND - 1)
+    return with_material(-(total >> shift), weight, rows)
 
 
 def batch_scores(evaluator: Evaluator, positions: BookPositions) -> np.ndarray:
