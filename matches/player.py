@@ -1,0 +1,77 @@
+"""Player: one engine as the referee sees it, whatever it runs on.
+
+The referee only asks a player to start, begin a game, move, and go away.
+A player that misbehaves raises ``PlayerFault`` naming the kind of fault, so
+the referee can score the game and the pool can restart the engine.
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass
+
+from engine.board import Board
+from engine.limits import Limit
+from engine.move import Move
+from matches.record import Ending
+
+
+@dataclass(frozen=True)
+class Played:
+    """A player's move and what it said about it."""
+
+    move: Move
+    score: float | None = None
+    """The engine's evaluation in men, from the mover's side (None when it gave none)."""
+    depth: int | None = None
+    nodes: int | None = None
+
+
+class PlayerFault(Exception):
+    """The engine crashed, stalled, played an illegal move or broke its protocol."""
+
+    def __init__(self, ending: Ending, message: str) -> None:
+        if not ending.is_fault:
+            raise ValueError(f"{ending} is not a fault")
+        super().__init__(message)
+        self.ending = ending
+
+
+class Player(abc.ABC):
+    """One engine instance.  Owned by one game at a time; restarted after a fault."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @abc.abstractmethod
+    async def start(self) -> None:
+        """Start the process or connection and do the handshake; PlayerFault when it fails."""
+
+    @abc.abstractmethod
+    async def new_game(self) -> None:
+        """A new game begins (clear hash, tell the engine)."""
+
+    @abc.abstractmethod
+    async def play(self, board: Board, limit: Limit, timeout: float | None) -> Played:
+        """The move for ``board`` under ``limit``.
+
+        ``timeout`` (seconds) is how long to wait before calling the engine
+        stalled (PlayerFault STALL); None waits as long as ``limit`` implies.
+        The move is checked legal (PlayerFault ILLEGAL_MOVE otherwise).
+        """
+
+    async def end_game(self, result: str) -> None:  # noqa: B027 - optional hook
+        """The game is over (DXP tells its follower; the others need nothing)."""
+
+    @abc.abstractmethod
+    async def close(self) -> None:
+        """Shut down politely, killing whatever does not go within a few seconds."""
+
+    @abc.abstractmethod
+    def kill(self) -> None:
+        """Kill at once (no await): used when a task is cancelled or the executor dies."""
+
+    @property
+    def alive(self) -> bool:
+        """False once the engine is known dead, so the pool starts a new one."""
+        return True
