@@ -1,0 +1,90 @@
+"""samuel ratings: the standings of a stored tournament, as a report or a plot.
+
+    samuel ratings show DIR|events.jsonl [--markdown FILE]
+    samuel ratings plot DIR|events.jsonl [-o PNG] [--bootstrap N] [--seed S]
+
+DIR is what ``samuel tournament``/``samuel match`` wrote (its ``events.jsonl`` is
+the record); the report and the plot are computed afresh from the finished games.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from engine.errors import SamuelError
+from matches.record import GameRecord
+from matches.standings import Standings, engine_names, llr_history, sprt_config, standings_from_events
+from matches.store import events_path, read_events
+
+
+class RatingsSourceError(SamuelError):
+    """The path given holds no tournament, or one without finished games."""
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("ratings", help="the standings of a stored tournament: report or plot")
+    actions = p.add_subparsers(dest="ratings_command", metavar="ACTION", required=True)
+
+    show = actions.add_parser("show", help="print the final report (rating list, pairings, SPRT)")
+    show.add_argument("source", type=Path, help="tournament directory or its events.jsonl")
+    show.add_argument("--markdown", type=Path, metavar="FILE", help="also write the report as Markdown")
+    _fit_options(show)
+
+    plot = actions.add_parser("plot", help="draw each engine's Elo and interval (and the SPRT's LLR) as PNG")
+    plot.add_argument("source", type=Path, help="tournament directory or its events.jsonl")
+    plot.add_argument("-o", "--out", type=Path, metavar="PNG", help="output (default DIR/ratings.png)")
+    _fit_options(plot)
+
+    p.set_defaults(func=run)
+
+
+def _fit_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--bootstrap", type=int, default=200, metavar="N",
+                   help="bootstrap samples for the rating list's intervals (default 200)")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="bootstrap seed (default 0)")
+
+
+def load(source: Path, *, bootstrap: int = 200,
+         seed: int = 0) -> tuple[Standings, dict[str, Any], list[GameRecord], Path]:
+    """The standings, config and finished games of the tournament at ``source``, and its event log."""
+    if not source.exists():
+        raise RatingsSourceError(f"{source}: no such file or directory")
+    path = events_path(source)
+    events = read_events(path)
+    if not events:
+        raise RatingsSourceError(f"{path}: no events (the tournament never started)")
+    standings, config, records = standings_from_events(events, bootstrap=bootstrap, seed=seed)
+    if not records:
+        raise RatingsSourceError(f"{path}: no finished games yet")
+    return standings, config, records, path
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.bootstrap < 0:
+        raise RatingsSourceError(f"--bootstrap must be >= 0, got {args.bootstrap}")
+    standings, config, records, path = load(args.source, bootstrap=args.bootstrap, seed=args.seed)
+    from matches.report import tournament_title
+
+    title = tournament_title(config)
+    if args.ratings_command == "plot":
+        from matches.plot import plot_ratings
+
+        test = sprt_config(config)
+        llr = llr_history(records, engine_names(config), test) if test is not None else None
+        out = args.out if args.out is not None else path.parent / "ratings.png"
+        print(plot_ratings(standings, out, llr=llr, title=title))
+        return 0
+
+    from rich.console import Console
+
+    from matches.report import render_markdown, render_text
+
+    width = None if sys.stdout.isatty() else 120  # a file or pipe gets room for the tables
+    Console(file=sys.stdout, width=width).print(render_text(standings, title=title, config=config))
+    if args.markdown is not None:
+        args.markdown.write_text(render_markdown(standings, config, title=title), encoding="utf-8")
+        print(f"wrote {args.markdown}", file=sys.stderr)
+    return 0
