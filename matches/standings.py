@@ -227,7 +227,13 @@ def _estimate(penta: Pentanomial, losses: int, draws: int, wins: int) -> EloEsti
     return None
 
 
-def _sprt(config: SprtConfig, penta: Pentanomial) -> SprtStatus:
+def _sprt(config: SprtConfig, penta: Pentanomial, games: Sequence[GameRecord] = (),
+          name: str = "") -> SprtStatus:
+    """Pair counts where the model takes them; cutechess's BayesElo model needs game counts."""
+    if config.model == "bayeselo":
+        scores = [r.score_for(name) for r in games]
+        trinomial = (scores.count(0.0), scores.count(0.5), scores.count(1.0))
+        return sprt_status(config, trinomial=trinomial)
     return sprt_status(config, pentanomial=list(penta))
 
 
@@ -336,7 +342,8 @@ def compute_standings(
     status: SprtStatus | None = None
     if sprt is not None and len(names) >= 2:
         key = frozenset(names[:2])
-        status = _sprt(sprt, _pentanomial_of((p for p in pairs if set(_players(p[0])) == key), names[0]))
+        status = _sprt(sprt, _pentanomial_of((p for p in pairs if set(_players(p[0])) == key), names[0]),
+                       [r for r in records if set(_players(r)) == key], names[0])
 
     done = len(records)
     rate = done / (elapsed / 60) if elapsed > 0 else 0.0
@@ -368,7 +375,7 @@ def llr_history(records: Sequence[GameRecord], engines: Sequence[str],
     counts = [0, 0, 0, 0, 0]
     pending: dict[str, GameRecord] = {}
     closed: set[str] = set()
-    llr = _sprt(sprt, NO_PAIRS).llr
+    llr = _sprt(sprt, NO_PAIRS, [], engines[0]).llr
     history: list[tuple[int, float]] = []
     for n, record in enumerate(ours, 1):
         pid = record.spec.pair_id
@@ -379,6 +386,8 @@ def llr_history(records: Sequence[GameRecord], engines: Sequence[str],
             llr = _sprt(sprt, (counts[0], counts[1], counts[2], counts[3], counts[4])).llr
         elif pid not in closed:
             pending.setdefault(pid, record)
+        if sprt.model == "bayeselo":
+            llr = _sprt(sprt, NO_PAIRS, ours[:n], engines[0]).llr
         history.append((n, llr))
     return history
 

@@ -16,6 +16,7 @@ from engine.errors import SamuelError
 
 COMMANDS = [
     "perft", "bench", "analyse", "play", "pdn", "serve", "hub", "cb", "dxp", "emu704", "learn", "agree",
+    "match", "tournament", "ratings",
 ]
 
 
