@@ -256,3 +256,21 @@ def test_play_before_start_is_an_error() -> None:
     executor = RayExecutor({}, GameRules())
     with pytest.raises(ExecutorError, match="not started"):
         asyncio.run(executor.play(spec("x", "a", "b")))
+
+
+def test_a_tournament_through_the_ray_executor(cluster: RayExecutor, tmp_path: Path) -> None:
+    """The whole runner (schedule, log, standings) on Ray: three engines, two ballots, each game once."""
+    from matches.store import TournamentStore, finished_records, read_events
+    from matches.tournament import Tournament, TournamentConfig
+
+    config = TournamentConfig(
+        engines=[inproc("default", "default"), inproc("material", "material"),
+                 inproc("samuel", "samuel-1959")],
+        format="round-robin", openings_limit=2, executor="ray", concurrency=2,
+        rules=GameRules(default_tc=TimeControl(depth=2)), bootstrap=20)
+    store = TournamentStore.create(tmp_path / "t")
+    reason = asyncio.run(Tournament(config, store).run())
+    assert reason == "complete"
+    done = finished_records(read_events(store.events))
+    assert len(done) == 3 * 2 * 2 and len({r.game_id for r in done}) == 12
+    assert ray.is_initialized()  # the tournament's executor left the test's cluster running
