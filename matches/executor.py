@@ -100,7 +100,6 @@ class LocalPool(Executor):
         self._all = [_Slot(i) for i in range(concurrency)]
         for s in self._all:
             self._slots.put_nowait(s)
-        self.restarts: dict[str, int] = dict.fromkeys(self.engines, 0)
 
     async def _player(self, slot: _Slot, name: str) -> Player:
         p = slot.players.get(name)
@@ -135,7 +134,6 @@ class LocalPool(Executor):
                 if (side is not None and side.fault) or not players[name].alive:
                     log.info("restarting %s after %s", name, side.fault if side else "its death")
                     slot.drop(name)
-                    self.restarts[name] += 1
             return record
         finally:
             self._slots.put_nowait(slot)

@@ -13,7 +13,6 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -222,9 +221,6 @@ class Tournament:
 
     async def run(self) -> str:
         """Play what is left; returns why it ended (complete, an SPRT decision, interrupted)."""
-        loop = asyncio.get_running_loop()
-        # In-process engines search in threads: enough of them for every game in flight.
-        loop.set_default_executor(ThreadPoolExecutor(max_workers=2 * self.config.concurrency + 4))
         await self.executor.start()
         try:
             self._check_sprt()
