@@ -374,6 +374,7 @@ class CoreEngine:
 
     def __init__(self, hash_mb: int = 64) -> None:
         self._lock = threading.Lock()
+        self._stop_lock = threading.Lock()
         self._ptr = ffi.gc(lib.ckr_engine_new(int(hash_mb)), lib.ckr_engine_free)
         self._eval: _EvalBuffers | None = None  # the engine points into its data buffer
         self._rote: RoteTable | None = None  # kept alive while the engine points into it
@@ -385,29 +386,47 @@ class CoreEngine:
         if hash_mb < 1:
             raise ValueError("hash size must be at least 1 MB")
         with self._lock:
-            if lib.ckr_engine_set_hash(self._ptr, int(hash_mb)) != 0:
+            if lib.ckr_engine_set_hash(self._live(), int(hash_mb)) != 0:
                 raise MemoryError(f"cannot allocate a {hash_mb} MB transposition table")
             self.hash_mb = int(hash_mb)
 
     def clear(self) -> None:
         with self._lock:
-            lib.ckr_engine_clear(self._ptr)
+            lib.ckr_engine_clear(self._live())
+
+    def _live(self) -> object:
+        if self._ptr is None:
+            raise RuntimeError("this search engine was closed")
+        return self._ptr
+
+    def close(self) -> None:
+        """Free the table now (waits for a running search); the engine cannot be used after."""
+        with self._lock, self._stop_lock:
+            if self._ptr is not None:
+                ffi.release(self._ptr)  # runs ckr_engine_free at once, not at garbage collection
+                self._ptr = None
+                self._eval = None
+                self._rote = None
 
     def set_eval(self, spec: EvalSpec) -> None:
         buffers = _new_eval(spec)
         with self._lock:
-            lib.ckr_engine_set_eval(self._ptr, buffers.ev)
+            lib.ckr_engine_set_eval(self._live(), buffers.ev)
             self._eval = buffers
 
     def set_rote(self, table: RoteTable | None) -> None:
         """Probe ``table`` at the search leaves (None: off).  Waits for a running search."""
         with self._lock:
             if table is not self._rote:
-                lib.ckr_engine_set_rote(self._ptr, table._ptr if table is not None else ffi.NULL)
+                lib.ckr_engine_set_rote(self._live(), table._ptr if table is not None else ffi.NULL)
                 self._rote = table
 
     def stop(self) -> None:
-        lib.ckr_engine_stop(self._ptr)
+        # Not the search lock (a stop must reach a running search); this one only
+        # keeps ``close`` from freeing the engine under us.
+        with self._stop_lock:
+            if self._ptr is not None:
+                lib.ckr_engine_stop(self._ptr)
 
     def search(
         self,
@@ -418,6 +437,7 @@ class CoreEngine:
     ) -> tuple[int, CoreInfo]:
         """Returns (number of legal root moves, final info)."""
         with self._lock:
+            engine = self._live()
             pos = _new_pos(raw)
             hist = ffi.new("uint64_t[]", list(history) or [0])
             lim = ffi.new("ckr_limits *")
@@ -436,11 +456,11 @@ class CoreEngine:
                 lim.parent = _new_pos(limits.parent)[0]
             result = ffi.new("ckr_info *")
             handle = ffi.new_handle(on_info) if on_info else ffi.NULL
-            lib.ckr_engine_set_callback(self._ptr, lib.ckr_py_on_info if on_info else ffi.NULL, handle)
+            lib.ckr_engine_set_callback(engine, lib.ckr_py_on_info if on_info else ffi.NULL, handle)
             try:
-                n = lib.ckr_search(self._ptr, pos, hist, len(history), lim, result)
+                n = lib.ckr_search(engine, pos, hist, len(history), lim, result)
             finally:
-                lib.ckr_engine_set_callback(self._ptr, ffi.NULL, ffi.NULL)
+                lib.ckr_engine_set_callback(engine, ffi.NULL, ffi.NULL)
             return int(n), _info_from_c(result)
 
 

@@ -160,6 +160,13 @@ class Searcher:
     def stop(self) -> None:
         self._core.stop()
 
+    def close(self) -> None:
+        """Free the transposition table now rather than at garbage collection.
+
+        Waits for a running search to end; the searcher cannot search afterwards.
+        """
+        self._core.close()
+
     def search(
         self,
         board: Board,

@@ -14,7 +14,7 @@ import logging
 import os
 
 from engine.board import Board, Termination
-from engine.errors import GameOverError, SamuelError
+from engine.errors import SamuelError
 from engine.limits import Limit
 from engine.search import Score, SearchInfo
 from engine.types import BLACK
@@ -22,6 +22,7 @@ from protocol import cb_grammar as g
 from protocol.context import ServerSettings, Writer, engine_version
 from protocol.errors import LineTooLongError, ProtocolError
 from protocol.framing import decode_text, read_frame
+from protocol.log_limit import LogLimiter
 from protocol.options import SPECS
 from protocol.session import EngineSession, SearchBusyError
 
@@ -46,6 +47,7 @@ class _Output:
         self._writer = writer
         self._lock = asyncio.Lock()
         self.closed = False
+        self.bad_input = LogLimiter(log)
 
     def line(self, text: str) -> None:
         if self.closed or self._writer.is_closing():
@@ -70,7 +72,7 @@ class _Output:
                 self.closed = True
 
     async def error(self, message: str) -> None:
-        log.info("cb: error sent: %s", message)
+        self.bad_input.info("cb: error sent: %s", message)
         await self.send(g.format_error(message))
 
 
@@ -115,7 +117,16 @@ class CbSession:
         except (ProtocolError, SamuelError) as exc:
             await self.out.error(str(exc))
             return
+        if code == 1 and isinstance(cmd, g.SetCmd) and cmd.name in ("hashsize", "hash"):
+            code, reply = await self._resize_table()
         await self.out.send(g.format_reply(code, reply))
+
+    async def _resize_table(self) -> tuple[int, str]:
+        """Resize now (in a thread) and report the real size; the old size stays on failure."""
+        try:
+            return 1, str(await self.engine.prepare())
+        except SamuelError as exc:
+            return 0, f"hashsize stays {self.engine.hash_mb} MB: {exc}"
 
     # ---- enginecommand ----
 
@@ -179,7 +190,7 @@ class CbSession:
         if name == "gametype":
             return 1, str(g.GT_ENGLISH)
         if name == "hashsize":
-            return 1, str(self.engine.searcher().hash_mb)
+            return 1, str(self.engine.hash_mb)
         if name == "book":
             return 1, "0"  # CB_BOOK_NONE: there is no opening book
         if name == "searchthreads":
@@ -228,8 +239,6 @@ class CbSession:
             canonical = self.engine.set_option(name, token)
         except (SamuelError, SearchBusyError) as exc:
             return 0, f"{kept}: {exc}"
-        if name == "hash" and not self.searching:
-            canonical = str(self.engine.searcher().hash_mb)  # resize now, report the real size
         return 1, canonical
 
     # ---- getmove ----
@@ -295,7 +304,7 @@ class CbSession:
                 if final != last:
                     last = final
                     self.out.line(g.format_status(last))
-        except GameOverError as exc:
+        except SamuelError as exc:  # no move, or no table to search with
             await self.out.error(f"getmove: {exc}")
             return
         except Exception as exc:
@@ -356,7 +365,7 @@ async def run_cb(reader: asyncio.StreamReader, writer: Writer, settings: ServerS
     state = CbSession(out, settings)
     read_task: asyncio.Task[bytes | None] | None = None
     try:
-        while True:
+        while not out.closed:  # a write that failed or timed out ends the session
             if read_task is None:
                 read_task = asyncio.ensure_future(read_frame(reader, b"\n", settings.max_line))
             if state.searching:
@@ -402,4 +411,5 @@ async def run_cb(reader: asyncio.StreamReader, writer: Writer, settings: ServerS
     finally:
         if read_task is not None:
             read_task.cancel()
+        out.bad_input.close()
         await state.close()

@@ -52,7 +52,10 @@ class ServerSettings:
     max_line: int = DEFAULT_MAX_LINE
     """Longest accepted line (bytes); DXP messages are capped at 127 by the protocol itself."""
     idle_timeout: float | None = 900.0
-    """Seconds a TCP client may stay silent while the engine is idle (None: forever)."""
+    """Seconds a TCP client may stay silent while the engine is idle (None: forever);
+    also the margin a DXP opponent gets beyond the game's clock on its move."""
+    write_timeout: float | None = 60.0
+    """Seconds a TCP client may take none of our output before it is closed (None: forever)."""
     defaults: SessionDefaults = field(default_factory=SessionDefaults)
     dxp_frame: str = "literal"
     """How DXP GAMEREQ positions are read: ``literal`` (the spec, 32 squares in order)

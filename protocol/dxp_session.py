@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.board import Board, Termination
 from engine.errors import SamuelError
@@ -27,6 +27,8 @@ from protocol import dxp_grammar as g
 from protocol.context import ServerSettings, Writer
 from protocol.errors import LineTooLongError, ProtocolError
 from protocol.framing import read_frame
+from protocol.guard import guard
+from protocol.log_limit import LogLimiter
 from protocol.session import EngineSession
 
 log = logging.getLogger(__name__)
@@ -37,6 +39,9 @@ SEP = b"\0"
 MIN_MOVETIME = 0.01
 STOP_GRACE = 30.0
 """After a GAMEEND with stop code 1, seconds we wait for the client to close before we do."""
+ERROR_CHAT_INTERVAL = 1.0
+"""Seconds between error chats about bad messages: the ones in between are counted and
+reported in one chat, so a flood of junk costs no MESSAGE_GAP per frame."""
 
 
 @dataclass
@@ -50,6 +55,12 @@ class _Game:
     """The time control's number of moves (0: the whole game)."""
     turn_started: float = 0.0
     our_moves: int = 0
+    time_control: float | None = field(init=False, default=None)
+    """The game's whole time per side (seconds, None without a clock): the most the
+    opponent may think on one move."""
+
+    def __post_init__(self) -> None:
+        self.time_control = self.clock
 
 
 def color_name(color: Color) -> str:
@@ -99,6 +110,14 @@ class DxpFollower:
         self._generation = 0
         """Bumped whenever a game starts, ends or is rewound: a search of an older one is thrown away."""
         self.closing = False
+        self._wake = asyncio.Event()
+        """Set whenever we send: how long the client may stay silent is counted from our last message."""
+        self._bad_input = LogLimiter(log)
+        self._chats: set[asyncio.Task[None]] = set()
+        self._last_error_chat = -ERROR_CHAT_INTERVAL
+        self._errors_unsent = 0
+        self._last_error_text = ""
+        self._error_flush: asyncio.TimerHandle | None = None
 
     # ---- writing ----
 
@@ -114,43 +133,110 @@ class DxpFollower:
             self.writer.write(text.encode("ascii") + SEP)
             await self.writer.drain()
             self._last_sent = self._loop.time()
+            self._wake.set()
 
     async def chat(self, text: str) -> None:
         await self.send(g.Chat(text))
 
+    def _error_chat(self, text: str) -> None:
+        """Tell the client about a bad message without making it wait, at most once a second.
+
+        The chat goes out from its own task, so the reader goes on at once; chats
+        in between are counted and reported together when the second is up.
+        """
+        now = self._loop.time()
+        if self._error_flush is None and now - self._last_error_chat >= ERROR_CHAT_INTERVAL:
+            self._last_error_chat = now
+            self._spawn_chat(text)
+            return
+        self._errors_unsent += 1
+        self._last_error_text = text
+        if self._error_flush is None:
+            delay = self._last_error_chat + ERROR_CHAT_INTERVAL - now
+            self._error_flush = self._loop.call_later(max(0.0, delay), self._flush_error_chats)
+
+    def _flush_error_chats(self) -> None:
+        self._error_flush = None
+        n, self._errors_unsent = self._errors_unsent, 0
+        if n:
+            self._last_error_chat = self._loop.time()
+            more = f" (and {n - 1} more bad messages)" if n > 1 else ""
+            self._spawn_chat(self._last_error_text[: g.MAX_MESSAGE - 1 - len(more)] + more)
+
+    def _spawn_chat(self, text: str) -> None:
+        async def quietly() -> None:
+            with contextlib.suppress(ConnectionError, OSError):  # the reader sees a lost connection
+                await self.chat(text)
+
+        task = asyncio.ensure_future(quietly())
+        self._chats.add(task)
+        task.add_done_callback(self._chats.discard)
+
     # ---- the connection ----
 
     async def run(self) -> None:
+        read_task: asyncio.Task[bytes | None] | None = None
         try:
             while True:
+                if read_task is None:
+                    read_task = asyncio.ensure_future(read_frame(self.reader, SEP, g.MAX_MESSAGE))
                 timeout = self._read_timeout()
+                self._wake.clear()
+                waker = asyncio.ensure_future(self._wake.wait())
                 try:
-                    frame = await asyncio.wait_for(read_frame(self.reader, SEP, g.MAX_MESSAGE), timeout)
-                except asyncio.TimeoutError:
+                    done, _ = await asyncio.wait({read_task, waker}, timeout=timeout,
+                                                 return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    waker.cancel()
+                if read_task not in done:
+                    if waker in done:
+                        continue  # we sent something (our move): the client's allowance starts now
                     if self.closing:
                         log.info("dxp client asked to stop but did not close; closing")
-                        return
-                    log.info("dxp client idle for %s s outside a game; closing", timeout)
-                    await self.chat(f"idle for {timeout:g} s, closing the connection")
+                    elif self.game is not None:
+                        log.info("dxp client silent for %g s on its move; closing", timeout)
+                        await self.chat(f"no move for {timeout:g} s, closing the connection")
+                    else:
+                        log.info("dxp client idle for %s s outside a game; closing", timeout)
+                        await self.chat(f"idle for {timeout:g} s, closing the connection")
                     return
+                task, read_task = read_task, None
+                try:
+                    frame = task.result()
                 except LineTooLongError as exc:
-                    log.warning("dxp: %s", exc)
-                    await self.chat(f"error: message longer than {g.MAX_MESSAGE} characters, ignored")
+                    self._bad_input.warning("dxp: %s", exc)
+                    self._error_chat(f"error: message longer than {g.MAX_MESSAGE} characters, ignored")
                     continue
                 if frame is None:
                     log.info("dxp client closed the connection")
                     return
                 await self.handle_frame(frame)
         finally:
+            if read_task is not None:
+                read_task.cancel()
+            if self._error_flush is not None:
+                self._error_flush.cancel()
+            for chat in list(self._chats):
+                chat.cancel()
+            self._bad_input.close()
             await self._cancel_search()
             await self.session.close()
 
     def _read_timeout(self) -> float | None:
-        if self.game is not None or self._awaiting_ack:
-            return None  # mid-game the opponent may think as long as its clock allows
+        """Seconds the client may now stay silent, counted from its or our last message.
+
+        None while we think: our move restarts the count.  On the client's move it
+        may spend its whole game's time, plus the idle timeout as a margin; without
+        a clock, the idle timeout alone.  Outside a game, the idle timeout.
+        """
         idle = self.settings.idle_timeout
         if self.closing:
             return STOP_GRACE if idle is None else min(idle, STOP_GRACE)
+        game = self.game
+        if game is not None and game.board.turn == game.color:
+            return None
+        if game is not None and idle is not None:
+            return idle + (game.time_control or 0.0)
         return idle
 
     async def handle_frame(self, frame: bytes) -> None:
@@ -159,17 +245,21 @@ class DxpFollower:
             log.debug("dxp << %s", text)
             msg = g.parse_message(text)
         except g.VersionError as exc:
-            log.warning("dxp: %s", exc)
+            self._bad_input.warning("dxp: %s", exc)
             await self.send(g.GameAcc(self.settings.name, g.ACCEPT_BAD_VERSION))
             return
         except ProtocolError as exc:
-            log.warning("dxp: bad message %r: %s", frame[:40], exc)
-            await self.chat(f"error: {exc}")
+            self._bad_input.warning("dxp: bad message %r: %s", frame[:40], exc)
+            self._error_chat(f"error: {exc}")
             return
         if isinstance(msg, g.Chat):
             log.info("dxp chat: %s", msg.text)
         elif isinstance(msg, g.GameReq):
             await self.on_gamereq(msg)
+        elif isinstance(msg, g.MoveMsg) and self.game is None:
+            # Answered here rather than in on_move: a flood of them is junk like any other.
+            self._bad_input.warning("dxp: MOVE outside a game")
+            self._error_chat("error: MOVE without a game; send GAMEREQ first")
         elif isinstance(msg, g.MoveMsg):
             await self.on_move(msg)
         elif isinstance(msg, g.GameEnd):
@@ -179,8 +269,8 @@ class DxpFollower:
         else:
             # GAMEACC and BACKACC answer requests a follower never sends.
             kind = "GAMEACC" if isinstance(msg, g.GameAcc) else "BACKACC"
-            log.warning("dxp: unexpected %s", kind)
-            await self.chat(f"error: unexpected {kind}; I am the follower and sent no request")
+            self._bad_input.warning("dxp: unexpected %s", kind)
+            self._error_chat(f"error: unexpected {kind}; I am the follower and sent no request")
 
     # ---- messages ----
 
@@ -203,10 +293,17 @@ class DxpFollower:
             await self.chat(f"error: no legal moves in {board.fen()}; choose another position")
             await self.send(g.GameAcc(self.settings.name, g.ACCEPT_NOT_THIS_GAME))
             return
+        self.session.new_game()
+        try:  # the table now (in a thread), so a game we cannot play is declined, not left hanging
+            await self.session.prepare()
+        except SamuelError as exc:
+            log.warning("dxp: declining game: %s", exc)
+            await self.chat(f"error: {exc}")
+            await self.send(g.GameAcc(self.settings.name, g.ACCEPT_NOT_THIS_GAME))
+            return
         clock = req.minutes * 60.0 if req.minutes > 0 else None
         self._generation += 1
         self.game = _Game(board, req.follower, clock, req.moves)
-        self.session.new_game()
         log.info("dxp game from %r: we play %s, %d min, %d moves, position %s",
                  req.name, color_name(req.follower), req.minutes, req.moves, board.fen())
         await self.send(g.GameAcc(self.settings.name, g.ACCEPT))
@@ -347,6 +444,8 @@ class DxpFollower:
 
 async def serve_dxp(reader: asyncio.StreamReader, writer: Writer, settings: ServerSettings) -> None:
     """Serve one DXP connection as the follower until the client closes it (or idles out)."""
+    # `samuel serve` guards its writers already; `samuel dxp serve` comes straight here.
+    writer = guard(writer, settings.write_timeout, f"dxp client {_peer(writer)}")
     follower = DxpFollower(reader, writer, settings)
     try:
         await follower.run()
@@ -355,3 +454,8 @@ async def serve_dxp(reader: asyncio.StreamReader, writer: Writer, settings: Serv
     finally:
         with contextlib.suppress(Exception):
             writer.close()
+
+
+def _peer(writer: Writer) -> object:
+    get = getattr(writer, "get_extra_info", None)
+    return get("peername") if get is not None else "?"

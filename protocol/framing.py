@@ -10,8 +10,15 @@ import asyncio
 
 from protocol.errors import LineTooLongError, ProtocolError
 
-DEFAULT_MAX_LINE = 4096
-"""Longest line a session accepts (bytes, separator excluded)."""
+LONGEST_GAME_PLIES = (4 * (7 + 6 + 5) * 2 + 23) * (1 + 80) + 80
+"""A bound on a legal game's length: at most 144 man steps (each man's rows to its
+crowning row) and 23 captures, each followed by at most 80 quiet plies before the
+40-move rule draws (about 13,600 plies)."""
+
+DEFAULT_MAX_LINE = 128 * 1024
+"""Longest line a session accepts (bytes, separator excluded): a Hub ``pos ... moves=``
+or cb ``set gamehist`` line of the longest legal game (under 6 bytes a move, so
+about 82 KB) fits, with room for the few longer capture moves a game can hold."""
 
 
 async def read_frame(reader: asyncio.StreamReader, sep: bytes, max_len: int) -> bytes | None:

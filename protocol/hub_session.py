@@ -21,6 +21,8 @@ from protocol import hub_grammar as g
 from protocol.context import ENGINE_AUTHOR, ENGINE_COUNTRY, ServerSettings, Writer, engine_version
 from protocol.errors import LineTooLongError, ProtocolError
 from protocol.framing import decode_text, read_frame
+from protocol.guard import is_socket
+from protocol.log_limit import LogLimiter
 from protocol.options import ENGINE_OPTIONS
 from protocol.session import EngineSession
 
@@ -29,8 +31,16 @@ log = logging.getLogger(__name__)
 DEFAULT_LEVEL = Limit(movetime=1.0)
 """What ``go`` uses when no ``level`` was given."""
 
+INFO_INTERVAL = 0.1
+"""Seconds between ``info`` lines (the last one always goes out before ``done``): a line
+per fast early iteration costs every concurrent session, and GUIs redraw no faster."""
+
 VARIANTS = ("english",)
 _VARIANT_ALIASES = {"english": "english", "american": "english", "checkers": "english"}
+
+
+_PosKey = tuple[str, str, tuple[str, ...]]
+"""A pos line as (position, frame setting, moves)."""
 
 
 class _Quit(Exception):
@@ -50,7 +60,14 @@ class HubSession:
         self.level: Limit | None = DEFAULT_LEVEL
         self.level_error = ""
         self.search_task: asyncio.Task[None] | None = None
+        self.init_task: asyncio.Task[None] | None = None
         self.search_mode = ""
+        self._open_ended = False
+        """The running search has no bound of its own (infinite, ponder): the idle clock runs."""
+        self._pos_key: _PosKey | None = None
+        """(pos, frame setting, moves) of ``self.board``, to replay only what a new pos adds."""
+        self._pos_frame = ""
+        self._bad_input = LogLimiter(log)
         self.handlers = {
             "hub": self.on_hub,
             "init": self.on_init,
@@ -72,7 +89,7 @@ class HubSession:
         self.writer.write(line.encode("utf-8") + b"\n")
 
     def error(self, message: str) -> None:
-        log.info("hub error: %s", message)
+        self._bad_input.info("hub error: %s", message)
         self.send(g.error_line(message))
 
     @property
@@ -82,10 +99,30 @@ class HubSession:
     # ---- the loop ----
 
     async def run(self, reader: asyncio.StreamReader) -> None:
+        # Over TCP a silent client is closed after the idle timeout, except while a search that
+        # ends by itself runs; on stdin the GUI owns the engine and may leave it idle for hours.
+        idle = self.settings.idle_timeout if is_socket(self.writer) else None
+        read_task: asyncio.Task[bytes | None] | None = None
         try:
             while True:
+                if read_task is None:
+                    read_task = asyncio.ensure_future(read_frame(reader, b"\n", self.settings.max_line))
+                if self.searching and not self._open_ended:
+                    assert self.search_task is not None
+                    await asyncio.wait({read_task, self.search_task}, return_when=asyncio.FIRST_COMPLETED)
+                    if not read_task.done():
+                        continue  # the search ended: now the idle clock runs
+                elif idle is not None:
+                    done, _ = await asyncio.wait({read_task}, timeout=idle)
+                    if not done:
+                        log.info("hub client silent for %g s; closing", idle)
+                        self.error(f"idle for {idle:g} s without a command; closing")
+                        with contextlib.suppress(ConnectionError, OSError):
+                            await self.writer.drain()
+                        break
+                task, read_task = read_task, None
                 try:
-                    frame = await read_frame(reader, b"\n", self.settings.max_line)
+                    frame = await task
                 except LineTooLongError as exc:
                     self.error(str(exc))
                     await self.writer.drain()
@@ -104,6 +141,9 @@ class HubSession:
                 # (and create its stop event) before a following `stop` or `ponder-hit` is handled.
                 await asyncio.sleep(0)
         finally:
+            if read_task is not None:
+                read_task.cancel()
+            self._bad_input.close()
             await self.shutdown()
 
     def handle(self, text: str) -> None:
@@ -128,9 +168,10 @@ class HubSession:
 
     async def shutdown(self) -> None:
         self._stop_search()
-        if self.search_task is not None:
-            with contextlib.suppress(Exception, asyncio.CancelledError):
-                await self.search_task
+        for task in (self.search_task, self.init_task):
+            if task is not None:
+                with contextlib.suppress(Exception, asyncio.CancelledError):
+                    await task
         await self.engine.close()
 
     # ---- commands ----
@@ -163,9 +204,21 @@ class HubSession:
         self.send("wait")
 
     def on_init(self, line: g.HubLine) -> None:
-        if not self.searching:
-            self.engine.searcher()  # allocate the hash table now, not on the first move
+        if self.searching:
+            self.send("ready")
+            return
+        # The table is allocated now, not on the first move, and in a thread: a big
+        # one takes long enough to stall every other client if done on the loop.
+        self.init_task = asyncio.ensure_future(self._init())
+
+    async def _init(self) -> None:
+        try:
+            await self.engine.prepare()
+        except SamuelError as exc:
+            self.error(f"init: {exc}")
         self.send("ready")
+        with contextlib.suppress(ConnectionError, OSError):
+            await self.writer.drain()
 
     def on_set_param(self, line: g.HubLine) -> None:
         name = line.require("name").strip().lower()
@@ -185,16 +238,38 @@ class HubSession:
         self.engine.set_option(name, value)
 
     def on_pos(self, line: g.HubLine) -> None:
-        self.board = None
+        previous, self.board = self.board, None
         try:
             # Scan's `pos start` flag means the start position.
             pos = g.LITERAL_START if line.has("start") and not line.has("pos") else line.require("pos")
-            board, used = g.read_position(pos, line.value("moves"), self.frame)
+            moves = tuple((line.value("moves") or "").split())
+            key = (pos.strip(), self.frame, moves)
+            board, used = self._extend(previous, key) or g.read_position(pos, " ".join(moves), self.frame)
         except ProtocolError as exc:
+            self._pos_key = None
             self.board_error = f"no valid position: the last pos was rejected ({exc})"
             raise
         log.debug("hub: position %s (frame %s, %d moves)", board.fen(), used, len(board.move_stack))
         self.board = board
+        self._pos_key, self._pos_frame = key, used
+
+    def _extend(self, previous: Board | None, key: _PosKey) -> tuple[Board, str] | None:
+        """The previous position plus the new moves, when ``key`` extends the last pos; else None.
+
+        GUIs resend the whole game before every go; replaying it on the event loop
+        costs every concurrent session, so a game that grew only plays its new moves.
+        A new move that does not fit gives None: the full replay decides (the auto
+        frame may choose differently) and names the error.
+        """
+        old = self._pos_key
+        if previous is None or old is None or old[:2] != key[:2] or key[2][: len(old[2])] != old[2]:
+            return None
+        board = previous.copy()  # a running search may still read the previous board
+        try:
+            g.parse_moves(board, " ".join(key[2][len(old[2]):]))
+        except ProtocolError:
+            return None
+        return board, self._pos_frame
 
     def on_level(self, line: g.HubLine) -> None:
         try:
@@ -230,12 +305,18 @@ class HubSession:
         self.search_task = asyncio.ensure_future(self._search(board, limit, level))
 
     async def _search(self, board: Board, limit: Limit, level: Limit) -> None:
-        def on_info(info: SearchInfo) -> None:
-            self.send(g.format_info(board, info))
+        last = ""
 
+        def on_info(info: SearchInfo) -> None:
+            nonlocal last
+            last = g.format_info(board, info)
+            self.send(last)
+
+        self._open_ended = limit.depth is None and limit.nodes is None and limit.movetime is None \
+            and limit.time is None
         result: SearchResult | None = None
         try:
-            result = await self.engine.search(board, limit, on_info)
+            result = await self.engine.search(board, limit, on_info, info_interval=INFO_INTERVAL)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the client still gets its done
@@ -248,6 +329,10 @@ class HubSession:
         else:
             assert result is not None
             ponder = result.ponder
+            # Reports are thinned to one per INFO_INTERVAL: the final one always goes out.
+            final = g.format_info(board, result.info)
+            if final != last:
+                self.send(final)
         self.search_mode = ""
         self.send(g.format_done(board, best, ponder))
         with contextlib.suppress(ConnectionError, OSError):

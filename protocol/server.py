@@ -3,7 +3,9 @@
 Each connection is its own session with its own game, options and clock;
 searches run in threads, so many games go on at once (Samuel's 704 played six
 to eight).  A connection that misbehaves is answered, and at worst closed: an
-exception in one session is logged and never reaches the others.
+exception in one session is logged and never reaches the others.  No connection
+holds its slot for ever: every one gets TCP keepalive and the write timeout
+(protocol.guard), and each dialect closes a client silent past its idle rules.
 """
 
 from __future__ import annotations
@@ -12,11 +14,13 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from protocol.context import ServerSettings, Writer
 from protocol.dxp_grammar import MAX_MESSAGE as DXP_MAX_MESSAGE
 from protocol.framing import stream_limit
+from protocol.guard import guard
+from protocol.memory_budget import HashBudget, default_budget_mb
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +56,9 @@ class Server:
 
     def __init__(self, settings: ServerSettings, *, hub_port: int | None = None,
                  dxp: bool = True, cb: bool = True) -> None:
+        if settings.defaults.hash_budget is None:  # every server has a ceiling on table memory
+            budget = HashBudget(default_budget_mb())
+            settings = replace(settings, defaults=replace(settings.defaults, hash_budget=budget))
         self.settings = settings
         self._wanted: dict[str, int] = {}
         if dxp:
@@ -104,15 +111,17 @@ class Server:
             with contextlib.suppress(Exception):
                 text = f"server full: {self.settings.max_sessions} sessions, try later"
                 writer.write(_refusal(dialect, text))
-                await writer.drain()
+                await asyncio.wait_for(writer.drain(), 5)
             await self._close_writer(writer)
             return
         assert task is not None
         self._tasks.add(task)
         self.sessions_served += 1
         log.info("%s session from %s (%d active)", dialect, peer, len(self._tasks))
+        # Keepalive and the write timeout: a peer that vanished or stopped reading frees its slot.
+        session_writer = guard(writer, self.settings.write_timeout, f"{dialect} client {peer}")
         try:
-            await self._handlers[dialect](reader, writer, self.settings)
+            await self._handlers[dialect](reader, session_writer, self.settings)
         except asyncio.CancelledError:
             log.info("%s session from %s cancelled by shutdown", dialect, peer)
         except (ConnectionError, OSError) as exc:

@@ -16,7 +16,7 @@ import queue
 import sys
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine import timeman
 from engine.board import Board
@@ -25,7 +25,8 @@ from engine.learners.generalize_host import AlphaStore, HostedAlpha
 from engine.learners.rote import RoteMemory, shared_memory
 from engine.limits import Limit
 from engine.search import Searcher, SearchInfo, SearchResult
-from protocol.options import EngineOptions
+from protocol.memory_budget import HashBudget
+from protocol.options import SPECS, EngineOptions
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +48,8 @@ class SessionDefaults:
     """Samuel's Alpha: the name of a polynomial the engine plays with and adjusts after each of its
     moves, saved between games in ``alpha_dir`` (set by the server operator; empty: off)."""
     alpha_dir: str = "alpha"
+    hash_budget: HashBudget | None = field(default=None, compare=False)
+    """The server-wide ceiling on table memory every session reserves from (None: none)."""
 
 
 RESTOP_INTERVAL = 0.01
@@ -72,20 +75,35 @@ class _Workers:
     Starting a thread blocks the caller until the new thread first runs, which
     with every core busy searching can take tens of milliseconds: the event loop
     would stall on each move.  Idle workers wait on a queue instead; a new one
-    is started only when all are busy.  Daemon threads, so a search still running
-    at exit never holds the process.
+    is started only when all are busy, up to ``limit`` (beyond it, jobs wait
+    for a worker to come free), and a worker idle for ``idle_exit`` seconds
+    ends, so a load that has passed leaves no threads behind.  A worker drops
+    its job once run: the job holds the session (and its table) alive.  Daemon
+    threads, so a search still running at exit never holds the process.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int = 128, idle_exit: float = 30.0) -> None:
         self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
         self._idle = 0
+        """Workers waiting on the queue."""
+        self._queued = 0
+        """Jobs on the queue that no worker has taken yet."""
+        self._threads = 0
         self._lock = threading.Lock()
+        self.limit = limit
+        self.idle_exit = idle_exit
+
+    @property
+    def threads(self) -> int:
+        return self._threads
 
     def submit(self, job: Callable[[], None]) -> None:
         with self._lock:
-            spawn = self._idle == 0
-            if not spawn:
-                self._idle -= 1  # that idle worker is now spoken for
+            self._queued += 1
+            # Every waiting job already has an idle worker to take it, or a new one is needed.
+            spawn = self._queued > self._idle and self._threads < self.limit
+            if spawn:
+                self._threads += 1
         self._jobs.put(job)
         if spawn:
             threading.Thread(target=self._work, name="samuel-search", daemon=True).start()
@@ -93,13 +111,27 @@ class _Workers:
     def _work(self) -> None:
         _lower_priority()
         while True:
-            job = self._jobs.get()
+            with self._lock:
+                self._idle += 1
             try:
+                job: Callable[[], None] | None = self._jobs.get(timeout=self.idle_exit)
+            except queue.Empty:
+                with self._lock:
+                    if self._queued == 0:  # nothing was handed to us meanwhile: retire
+                        self._idle -= 1
+                        self._threads -= 1
+                        return
+                    self._idle -= 1
+                continue  # a submit counted on us just now: its job is on the queue
+            with self._lock:
+                self._idle -= 1
+                self._queued -= 1
+            try:
+                assert job is not None
                 job()
             except BaseException:  # a job reports its own errors; the worker lives on
                 log.exception("search worker job failed")
-            with self._lock:
-                self._idle += 1
+            job = None  # not kept alive while idle
 
 
 _WORKERS = _Workers()
@@ -109,8 +141,21 @@ class SearchBusyError(SamuelError):
     """A search was asked for while another one of the same session runs."""
 
 
+class TableMemoryError(SamuelError):
+    """The transposition table could not be allocated (the machine is out of memory)."""
+
+
+class SessionClosedError(SamuelError):
+    """The session was closed; its engine is gone."""
+
+
 class EngineSession:
-    """The engine state of one client: options, searcher and the running search."""
+    """The engine state of one client: options, searcher and the running search.
+
+    Building, resizing and clearing the transposition table can take seconds
+    with a big table, so they never run on the event loop: they happen in the
+    search's worker thread before it searches, or in ``prepare()``'s thread.
+    """
 
     def __init__(self, defaults: SessionDefaults | None = None) -> None:
         d = defaults or SessionDefaults()
@@ -119,8 +164,13 @@ class EngineSession:
         self.options.set("mode", d.mode)
         self.options.set("hash", str(d.hash_mb))
         self.options.set("backend", d.backend)
+        self.budget = d.hash_budget
         self._searcher: Searcher | None = None
         self._searcher_key: tuple[str, str, str] | None = None
+        self._config_lock = threading.Lock()
+        """Held while the searcher is built, resized, cleared or freed (in worker threads)."""
+        self._clear_pending = False
+        self._closed = False
         self._task: asyncio.Future[SearchResult] | None = None
         self._stop_event: threading.Event | None = None
         self._deadline: asyncio.TimerHandle | None = None
@@ -133,29 +183,95 @@ class EngineSession:
     # ---- configuration ----
 
     def set_option(self, name: str, value: str) -> str:
-        """Validate and store an option; the searcher picks it up before the next search."""
+        """Validate and store an option; the searcher picks it up before the next search.
+
+        A hash size the server's budget cannot hold is refused here (HashBudgetError),
+        before anything is allocated.
+        """
         if self.searching:
             raise SearchBusyError(f"cannot change option {name!r} while searching; stop first")
+        spec = SPECS.get(name.strip().lower())
+        if spec is not None and spec.name == "hash" and self.budget is not None:
+            self.budget.check(self, int(spec.validate(value)))
         return self.options.set(name, value)
 
+    @property
+    def hash_mb(self) -> int:
+        """The table's real size when built, else the size it will have."""
+        s = self._searcher
+        return s.hash_mb if s is not None else self.options.hash_mb
+
     def searcher(self) -> Searcher:
-        """The searcher for the current options (built lazily, rebuilt only when they change)."""
-        o = self.options
-        key = (o.values["evaluator"], o.values["mode"], o.values["hash"])
-        if self._searcher is None:
-            self._searcher = Searcher(o.evaluator, mode=o.mode, hash_mb=o.hash_mb, rote=self.rote)
-        elif key != self._searcher_key:
-            s = self._searcher
-            s.set_evaluator(o.evaluator)
-            s.mode = o.mode
-            if s.hash_mb != o.hash_mb:
-                s.set_hash(o.hash_mb)
-        self._searcher_key = key
-        return self._searcher
+        """The searcher for the current options, built or resized now (blocking: not on the loop).
+
+        Raises HashBudgetError when the budget cannot hold the table and
+        TableMemoryError when it cannot be allocated; either way the previous
+        table (and hash option) stays.
+        """
+        with self._config_lock:
+            if self._closed:
+                raise SessionClosedError("the session is closed")
+            o = self.options
+            key = (o.values["evaluator"], o.values["mode"], o.values["hash"])
+            want = o.hash_mb
+            if self._searcher is None:
+                self._reserve(want)
+                try:
+                    self._searcher = Searcher(o.evaluator, mode=o.mode, hash_mb=want, rote=self.rote)
+                except MemoryError:
+                    self._release()
+                    raise TableMemoryError(f"cannot allocate a {want} MB transposition table") from None
+                self._clear_pending = False  # a new table is empty
+            elif key != self._searcher_key:
+                s = self._searcher
+                s.set_evaluator(o.evaluator)
+                s.mode = o.mode
+                if s.hash_mb != want:
+                    self._resize(s, want)
+            if self._clear_pending:
+                self._searcher.new_game()
+                self._clear_pending = False
+            self._searcher_key = key
+            return self._searcher
+
+    def _resize(self, s: Searcher, want: int) -> None:
+        old = s.hash_mb
+        try:
+            self._reserve(want)
+        except SamuelError:
+            self.options.set("hash", str(old))
+            raise
+        try:
+            s.set_hash(want)
+        except MemoryError:
+            self.options.set("hash", str(old))
+            self._reserve(old)
+            raise TableMemoryError(
+                f"cannot allocate a {want} MB transposition table; hash stays {old} MB"
+            ) from None
+        self._clear_pending = False  # the new table is empty
+
+    def _reserve(self, mb: int) -> None:
+        if self.budget is not None:
+            self.budget.reserve(self, mb)
+
+    def _release(self) -> None:
+        if self.budget is not None:
+            self.budget.release(self)
+
+    async def prepare(self) -> int:
+        """Build or resize the table now, off the event loop; returns its size in MB.
+
+        Raises what ``searcher()`` raises.  While a search runs the table is in
+        use: nothing changes until it ends.
+        """
+        if not self.searching:
+            await asyncio.to_thread(self.searcher)
+        return self.hash_mb
 
     def new_game(self) -> None:
-        if self._searcher is not None and not self.searching:
-            self._searcher.new_game()
+        """Forget the last game: the table is cleared before the next search (off the loop)."""
+        self._clear_pending = True
         self._end_alpha_game()
         if self.rote is not None and self.rote.pending:
             self.rote.merge_soon()  # the last game's positions, in the background
@@ -178,18 +294,19 @@ class EngineSession:
 
         ``info_interval`` thins the reports (see ``Searcher.search``).
         Raises GameOverError when the side to move has no move, SearchBusyError
-        when a search already runs.  ``stop()`` ends it early with the best move so far.
+        when a search already runs, HashBudgetError or TableMemoryError when the
+        table cannot be had.  ``stop()`` ends it early with the best move so far.
         """
         if self.searching:
             raise SearchBusyError("a search is already running; send stop first")
         board.require_moves()
         loop = asyncio.get_running_loop()
-        searcher = self.searcher()
         alpha = self.alpha
+        alpha_eval = None
         if alpha is not None:  # Samuel's Alpha: its current polynomial; a fresh table once it changed
-            searcher.set_evaluator(alpha.evaluator())
+            alpha_eval = alpha.evaluator()
             if alpha.version != self._alpha_version:
-                searcher.new_game()
+                self._clear_pending = True
                 self._alpha_version = alpha.version
         stop = threading.Event()
         future: asyncio.Future[SearchResult] = loop.create_future()
@@ -210,6 +327,9 @@ class EngineSession:
 
         def run() -> None:
             try:
+                searcher = self.searcher()  # built, resized or cleared here, not on the loop
+                if alpha_eval is not None:
+                    searcher.set_evaluator(alpha_eval)
                 if stop.is_set():  # stopped before it began: answer at once with a shallow move
                     result = searcher.search(position, Limit(depth=1), on_info=report)
                 else:
@@ -301,7 +421,7 @@ class EngineSession:
                 log.exception("alpha %s: could not save the polynomial", self.alpha.store.name)
 
     async def close(self) -> None:
-        """Stop any search and wait for its thread to let go of the searcher."""
+        """Stop any search, save the learners' work, free the table and return its budget."""
         self.stop()
         await self.wait_idle()
         if self.alpha is not None:
@@ -311,3 +431,12 @@ class EngineSession:
                 await asyncio.to_thread(self.rote.flush)
             except Exception:
                 log.exception("rote memory: merge at session end failed")
+        await asyncio.to_thread(self._free)
+
+    def _free(self) -> None:
+        with self._config_lock:
+            self._closed = True
+            if self._searcher is not None:
+                self._searcher.close()
+                self._searcher = None
+            self._release()

@@ -18,7 +18,8 @@ from engine.errors import OptionError
 from engine.evaluators import available, evaluator_name
 from protocol.context import ServerSettings, Writer
 from protocol.framing import DEFAULT_MAX_LINE, stream_limit
-from protocol.options import BACKENDS, MODES
+from protocol.memory_budget import HashBudget, default_budget_mb
+from protocol.options import BACKENDS, MODES, SPECS
 from protocol.session import SessionDefaults
 from samuel.commands.analyse import positive_int
 
@@ -35,14 +36,30 @@ def port_number(text: str) -> int:
     return value
 
 
+HASH_MIN = SPECS["hash"].minimum or 1
+HASH_MAX = SPECS["hash"].maximum or 4096
+
+
+def hash_size(text: str) -> int:
+    """A --hash value: checked against the same bounds the protocols' hash option has."""
+    value = positive_int(text)
+    if not HASH_MIN <= value <= HASH_MAX:
+        raise argparse.ArgumentTypeError(f"must be {HASH_MIN}..{HASH_MAX} MB, got {value}")
+    return value
+
+
 def add_session_arguments(p: argparse.ArgumentParser, *, modes: bool = True, line: bool = True) -> None:
     """--eval/--evaluator, --mode, --hash, --backend (and --max-line) for new sessions."""
     p.add_argument("--eval", "--evaluator", dest="evaluator", default="default", type=evaluator_name,
                    help=f"evaluator: {', '.join(available())} or a .json file (default: %(default)s)")
     if modes:
         p.add_argument("--mode", default="pvs", choices=MODES, help="search mode (default: %(default)s)")
-    p.add_argument("--hash", type=positive_int, default=16, metavar="MB",
-                   help="transposition table per session, MB (default: %(default)s)")
+    p.add_argument("--hash", type=hash_size, default=16, metavar="MB",
+                   help=f"transposition table per session, MB, {HASH_MIN}..{HASH_MAX} (default: %(default)s)")
+    p.add_argument("--hash-budget", type=positive_int, default=None, metavar="MB",
+                   help="table memory all sessions together may hold; a client's hash request beyond "
+                        "what is left is refused (default: a quarter of physical memory, "
+                        f"{default_budget_mb()} MB here)")
     p.add_argument("--backend", default="modern", choices=BACKENDS, help="engine backend (default: modern)")
     p.add_argument("--rote", metavar="FILE", default="",
                    help="Samuel's rote learning: every game adds its positions to this SQLite memory, "
@@ -68,13 +85,17 @@ def session_defaults(args: argparse.Namespace) -> SessionDefaults:
             Path(alpha_dir).mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise OptionError(f"--alpha-dir {alpha_dir}: cannot create it ({exc.strerror})") from None
+    budget_mb = getattr(args, "hash_budget", None) or default_budget_mb()
+    if args.hash > budget_mb:
+        raise OptionError(f"--hash {args.hash} MB does not fit in the table budget of {budget_mb} MB "
+                          "(raise --hash-budget)")
     if evaluator.endswith(".json"):  # the operator's own file: known by its name to every session
         evaluator = evaluators.register(evaluators.load(evaluator))
     return SessionDefaults(evaluator=evaluator, mode=getattr(args, "mode", "pvs"), hash_mb=args.hash,
                            backend=args.backend, rote=getattr(args, "rote", "") or "",
                            rote_merge_every=getattr(args, "rote_merge_every", 20),
                            alpha=getattr(args, "alpha", "") or "",
-                           alpha_dir=alpha_dir)
+                           alpha_dir=alpha_dir, hash_budget=HashBudget(budget_mb))
 
 
 def configure_logging(path: str | None, level: str, *, stderr: bool) -> None:

@@ -65,7 +65,9 @@ def test_analyse_streams_info() -> None:
             board.push_many(["11-15", "23-19"])
             seen: list[dict[str, Any]] = []
             info = await engine.analyse(board, Limit(depth=6), on_info=seen.append)
-            assert [i["depth"] for i in seen] == list(range(1, 7))
+            # The engine thins its info lines (one per 0.1 s); the final depth always comes.
+            depths = [i["depth"] for i in seen]
+            assert depths == sorted(set(depths)) and depths[-1] == 6
             for i in seen:
                 assert isinstance(i["score"], float)
                 assert i["pv"] and all(isinstance(m, Move) for m in i["pv"])

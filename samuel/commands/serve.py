@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 from protocol.context import CB_PORT, DXP_PORT, ServerSettings
+from protocol.framing import DEFAULT_MAX_LINE
 from samuel.commands.analyse import positive_float, positive_int
 from samuel.session_args import (
     LOG_LEVELS,
@@ -51,10 +52,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_session_arguments(p, line=False)
     p.add_argument("--max-sessions", type=positive_int, default=64, metavar="N",
                    help="connections served at once; more are refused (default: %(default)s)")
-    p.add_argument("--max-line", type=positive_int, default=4096, metavar="BYTES",
+    p.add_argument("--max-line", type=positive_int, default=DEFAULT_MAX_LINE, metavar="BYTES",
                    help="longest accepted line (default: %(default)s)")
     p.add_argument("--idle-timeout", type=positive_float, default=900.0, metavar="S",
                    help="close a client silent this long while idle (default: %(default)s)")
+    p.add_argument("--write-timeout", type=positive_float, default=60.0, metavar="S",
+                   help="close a client that reads none of our output for this long (default: %(default)s)")
     p.add_argument("--dxp-frame", default="literal", choices=("literal", "pydraughts"),
                    help="how DXP GAMEREQ positions are read (default: %(default)s; pydraughts for its "
                         "rotated custom-position frame)")
@@ -75,6 +78,7 @@ def settings_from(args: argparse.Namespace) -> ServerSettings:
         max_sessions=args.max_sessions,
         max_line=args.max_line,
         idle_timeout=args.idle_timeout,
+        write_timeout=args.write_timeout,
         defaults=session_defaults(args),
         dxp_frame=args.dxp_frame,
         dxp_movetime=args.dxp_movetime,
