@@ -1,6 +1,6 @@
 """Openings: where each game starts.
 
-The ACF three-move ballots (``../shared/data/acf-3move-ballots.csv``) come in
+The ACF three-move ballots (shipped as ``matches/data/acf-3move-ballots.csv``) come in
 three cumulative decks: ``crossboard`` (the 144 ballots played over the
 board), ``mailplay`` (those plus the 12 "Golden Dozen", 156) and ``barred``
 (every one of the 174, the 18 barred ones too).  Any other source is a file:
@@ -34,8 +34,8 @@ _DECK_KINDS: dict[str, frozenset[str]] = {
 }
 BALLOT_COLUMNS: tuple[str, ...] = ("number", "moves", "kind", "computer_tough_deck", "name", "fen")
 
-DEFAULT_BALLOTS = Path(__file__).resolve().parents[2] / "shared" / "data" / "acf-3move-ballots.csv"
-"""The ballots beside a source checkout; ``SAMUEL_BALLOTS`` (or a path argument) overrides it."""
+DEFAULT_BALLOTS = Path(__file__).resolve().parent / "data" / "acf-3move-ballots.csv"
+"""The ballots shipped with the package; ``SAMUEL_BALLOTS`` (or a path argument) overrides them."""
 BALLOTS_ENV = "SAMUEL_BALLOTS"
 
 
@@ -64,16 +64,20 @@ class Opening:
 
 
 def ballots_path(path: Path | str | None = None) -> Path:
-    """The ballots file: ``path``, else ``$SAMUEL_BALLOTS``, else the one beside the checkout."""
+    """The ballots file: ``path``, else ``$SAMUEL_BALLOTS``, else the one shipped in the package."""
     if path is not None:
         return Path(path)
     env = os.environ.get(BALLOTS_ENV)
     return Path(env) if env else DEFAULT_BALLOTS
 
 
+class MissingOpeningsError(OpeningError, FileNotFoundError):
+    """An openings file that is not there: a SamuelError, so the CLI prints this message."""
+
+
 def _missing(path: Path, what: str) -> FileNotFoundError:
     hint = f" (set {BALLOTS_ENV} to the ballots CSV)" if what == "ballots" else ""
-    return FileNotFoundError(f"no {what} file {str(path)!r}{hint}")
+    return MissingOpeningsError(f"no {what} file {str(path)!r}{hint}")
 
 
 def read_ballots(path: Path | str | None = None) -> list[Opening]:

@@ -46,9 +46,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from engine import BLACK, DEFAULT, MATERIAL, WHITE, Board, Evaluator, Limit, Mode, Searcher
 from engine.pdn import write_game
+from matches import openings
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_BALLOTS = REPO_ROOT.parent / "shared" / "data" / "acf-3move-ballots.csv"
+DEFAULT_BALLOTS = openings.DEFAULT_BALLOTS
 DEFAULT_PDN = REPO_ROOT / "out" / "material_match.pdn"
 DEFAULT_JSON = REPO_ROOT / "out" / "material_match.json"
 

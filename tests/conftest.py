@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from shared_data import oca_first_games
 
 if TYPE_CHECKING:
     from engine.learners.book_data import BookPositions
@@ -30,15 +30,11 @@ def _fail_on_error_logs() -> Iterator[None]:
         root.removeHandler(handler)
 
 
-OCA_PDN = Path(__file__).resolve().parents[2] / "shared" / "data" / "OCA_2.0.pdn"
-"""The Open Checkers Archive in ../shared (CI has it beside the clone)."""
 
 
 @pytest.fixture(scope="session")
 def oca_positions() -> BookPositions:
     """Book positions of the first 60 OCA games, shared by the book-learner tests."""
-    if not OCA_PDN.is_file():
-        pytest.skip(f"needs {OCA_PDN}")
     from engine.learners import book_data
 
-    return book_data.extract(OCA_PDN, limit_games=60)
+    return book_data.extract(oca_first_games(), limit_games=60)

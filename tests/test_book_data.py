@@ -7,12 +7,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 from book_scoring import SMALL_PDN as SMALL
+from shared_data import oca_first_games
 
 from engine import core
 from engine.board import Board
 from engine.learners import book_data
 
-OCA = Path(__file__).resolve().parents[2] / "shared" / "data" / "OCA_2.0.pdn"
+OCA = oca_first_games()
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +115,6 @@ def test_vectorized_terms_agree_with_the_core(small: book_data.BookPositions) ->
         assert caps[j] == any(m.captures for m in core.legal_moves(raw))
 
 
-@pytest.mark.skipif(not OCA.is_file(), reason="needs ../shared/data/OCA_2.0.pdn")
 def test_a_few_oca_games() -> None:
     d = book_data.extract(OCA, limit_games=20)
     assert d.games_read + d.skipped == 20

@@ -7,7 +7,6 @@ on an illegal move, and our own Board must accept it too.
 from __future__ import annotations
 
 import contextlib
-import csv
 import random
 import threading
 import time
@@ -20,26 +19,19 @@ draughts = pytest.importorskip("draughts")
 from draughts.engine import HubEngine, Limit  # noqa: E402
 
 from engine.board import Board  # noqa: E402
+from matches.openings import read_ballots  # noqa: E402
 from protocol import hub_grammar as g  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMUEL = ROOT / ".venv" / "bin" / "samuel"
-BALLOTS = Path("/work/shared/data/acf-3move-ballots.csv")
 PLY_CAP = 150
 
 pytestmark = pytest.mark.skipif(not SAMUEL.exists(), reason="needs the installed samuel script")
 
 
 def ballot_fen() -> str:
-    if BALLOTS.exists():
-        with BALLOTS.open() as f:
-            rows = csv.reader(f)
-            next(rows)
-            for row in rows:
-                fen = ",".join(row[5:])  # the FEN's own commas are not quoted in the file
-                if fen.startswith("W:"):
-                    return fen
-    return "W:W17,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,6,7,8,9,10,11,12,13"
+    """The first ballot with White to move (from the ballots the package ships)."""
+    return next(o.fen for o in read_ballots() if o.fen.startswith("W:"))
 
 
 @pytest.fixture

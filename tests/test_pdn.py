@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from shared_data import OCA_FIRST_60, OCA_PDN
 
 from engine.board import Board
 from engine.errors import PdnError
@@ -27,7 +28,7 @@ from engine.pdn import (
 )
 from engine.types import WHITE
 
-OCA = Path("/work/shared/data/OCA_2.0.pdn")
+OCA = OCA_PDN
 OCA_GAMES = 22621
 REPO = Path(__file__).resolve().parent.parent
 
@@ -439,6 +440,15 @@ def _check_oca(select: Callable[[int], bool] | None = None) -> tuple[int, int, i
             assert {k: v for k, v in back.tags.items() if k != "GameType"} == g.tags
             assert write_game(back) == text
     return games, moves, last
+
+
+def test_oca_first_games_replay_from_the_shipped_sample() -> None:
+    """The 60 games shipped in tests/data replay legally and round-trip, with or without ../shared."""
+    games = list(iter_games(OCA_FIRST_60))
+    assert len(games) == 60 and games[0].tags["Event"] == "Manchester 1841"
+    for g in games:
+        assert g.result in ("1-0", "0-1", "1/2-1/2")
+        assert read_game(write_game(g)).moves == g.moves
 
 
 @needs_oca
