@@ -25,6 +25,10 @@ class FenPosition:
     white_kings: SquareSet
 
 
+MAX_PIECES = 12
+"""Pieces a side starts with, and so the most it can ever have."""
+
+
 def _parse_square(token: str, fen: str) -> int:
     if not token.isdigit():
         raise FenError(f"bad square {token!r} in FEN {fen!r}")
@@ -79,6 +83,11 @@ def parse_fen(fen: str) -> FenPosition:
     if not seen_groups:
         raise FenError(f"FEN has no piece groups: {fen!r}")
     (bm, bk), (wm, wk) = sets["B"], sets["W"]
+    # Each side starts with 12 pieces and never gains one: more cannot come from a game.
+    for name, count in (("Black", (bm | bk).bit_count()), ("White", (wm | wk).bit_count())):
+        if count > MAX_PIECES:
+            raise FenError(f"{name} has {count} pieces, more than the {MAX_PIECES} a side starts with, "
+                           f"in FEN {fen!r}")
     # A man on its own crowning row cannot exist: it would have been crowned.
     if bm & 0xF000_0000 or wm & 0x0000_000F:
         bad = squares_of((bm & 0xF000_0000) | (wm & 0xF))

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from engine.errors import LimitError
+
+MAX_DEPTH = 10_000
+"""Deepest depth accepted (the core stops iterating at its own ply cap, 124, long before)."""
+MAX_NODES = 2**63 - 1
+"""The core counts nodes in a signed 64-bit integer."""
+MAX_MOVES_TO_GO = 10_000
+MAX_SECONDS = 1e7
+"""About 115 days: longer than any game, short enough to stay exact in milliseconds."""
 
 
 @dataclass(frozen=True)
@@ -31,15 +40,29 @@ class Limit:
     """Seconds kept back for overhead, so the clock never runs out."""
 
     def __post_init__(self) -> None:
-        # Zero depth, nodes or move time would silently mean "no limit" in the core.
-        for name in ("depth", "nodes", "moves_to_go", "movetime"):
+        # Zero depth, nodes or move time would silently mean "no limit" in the core, and a
+        # value past the core's integer types would fail deep inside it: refuse both here,
+        # so every caller (command line, protocols, matches) gets the same named error.
+        for name, high in (("depth", MAX_DEPTH), ("nodes", MAX_NODES), ("moves_to_go", MAX_MOVES_TO_GO)):
             v = getattr(self, name)
-            if v is not None and v <= 0:
-                raise LimitError(f"Limit.{name} must be > 0, got {v}")
-        for name in ("time", "inc", "margin"):
+            if v is None:
+                continue
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise LimitError(f"Limit.{name} must be a whole number, got {v!r}")
+            if not 1 <= v <= high:
+                raise LimitError(f"Limit.{name} must be 1..{high}, got {v}")
+        for name in ("movetime", "time", "inc", "margin"):
             v = getattr(self, name)
-            if v is not None and v < 0:
+            if v is None:
+                continue
+            if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
+                raise LimitError(f"Limit.{name} must be a finite number of seconds, got {v!r}")
+            if name == "movetime" and v <= 0:
+                raise LimitError(f"Limit.movetime must be > 0, got {v}")
+            if v < 0:
                 raise LimitError(f"Limit.{name} must be >= 0, got {v}")
+            if v > MAX_SECONDS:
+                raise LimitError(f"Limit.{name} must be at most {MAX_SECONDS:g} s, got {v:g}")
 
     @property
     def infinite(self) -> bool:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from engine.board import Board
 from engine.errors import SamuelError
-from engine.limits import Limit
+from engine.limits import MAX_DEPTH, MAX_MOVES_TO_GO, MAX_NODES, MAX_SECONDS, Limit
 from engine.move import Move
 from engine.search import SearchInfo
 from engine.types import BLACK, WHITE
@@ -30,10 +30,6 @@ PYDRAUGHTS_START = "W" + "b" * 12 + "e" * 8 + "w" * 12
 """pydraughts' English start position, written in its rotated frame (side letter swapped too)."""
 LITERAL_START = "B" + "b" * 12 + "e" * 8 + "w" * 12
 
-MAX_DEPTH = 10_000
-MAX_NODES = 2**63 - 1
-MAX_MOVES_TO_GO = 10_000
-MAX_SECONDS = 1e7
 
 _PIECE_CHARS = frozenset("bwBWe")
 

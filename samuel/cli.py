@@ -12,20 +12,47 @@ import os
 import sys
 from collections.abc import Sequence
 
-from engine.errors import SamuelError
+COMMANDS: dict[str, str] = {
+    "perft": "count leaf nodes to a depth (move-generator check)",
+    "bench": "measure perft and search speed; print the node signature",
+    "analyse": "search a position and print each depth as it completes",
+    "play": "play a game against the engine in the terminal",
+    "pdn": "read PDN game files (check them, show a game)",
+    "serve": "run the engine server (DXP and cb over TCP) until stopped",
+    "hub": "speak the Hub protocol (Scan's) on stdin/stdout",
+    "cb": "speak the cb protocol (CheckerBoard's engine API as text lines) on stdin/stdout",
+    "dxp": "DamExchange (DXP): serve as follower, or play another DXP engine",
+    "emu704": "the IBM 704 emulator: assemble and run SAP programs",
+    "learn": "train a learner (generalization self-play, book learning, rote memory)",
+    "agree": "agreement of an evaluator with book moves (Samuel's C, Griffith's D)",
+    "match": "two engines over the ballots in colour-reversed pairs (optional SPRT)",
+    "tournament": "a rating tournament: round-robin, gauntlet or Swiss",
+    "ratings": "the standings of a stored tournament: report or plot",
+}
+"""Every command and its line in ``samuel --help`` (the overview is built from this alone)."""
 
-COMMANDS = [
-    "perft", "bench", "analyse", "play", "pdn", "serve", "hub", "cb", "dxp", "emu704", "learn", "agree",
-    "match", "tournament", "ratings",
-]
 
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; with ``argv``, only the command it names is loaded.
 
-def build_parser() -> argparse.ArgumentParser:
+    Loading a command imports what it runs on (the C core, numpy, rich, the
+    emulator ...): hundreds of modules.  ``samuel --help`` and ``samuel X`` need
+    only the overview and X, so the others stay one-line placeholders.
+    """
     parser = argparse.ArgumentParser(
         prog="samuel",
         description="samuel: a checkers engine reviving Arthur Samuel's 1959 learner on a modern core.",
     )
-    register_commands(parser.add_subparsers(dest="command", metavar="COMMAND"), COMMANDS)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    if argv is None:
+        register_commands(sub, list(COMMANDS))
+        return parser
+    wanted = next((a for a in argv if not a.startswith("-")), None)
+    for name, text in COMMANDS.items():
+        if name == wanted:
+            register_commands(sub, [name])
+        else:
+            sub.add_parser(name, help=text)
     return parser
 
 
@@ -42,8 +69,11 @@ def register_commands(sub: argparse._SubParsersAction, names: Sequence[str]) -> 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
+    from engine.errors import SamuelError  # here: the engine package is not needed for --help
+
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
@@ -53,7 +83,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"samuel {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except FileNotFoundError as exc:
-        print(f"samuel {args.command}: error: no such file: {exc.filename}", file=sys.stderr)
+        what = f"no such file: {exc.filename}" if exc.filename is not None else str(exc)
+        print(f"samuel {args.command}: error: {what}", file=sys.stderr)
+        return 2
+    except IsADirectoryError as exc:
+        print(f"samuel {args.command}: error: {exc.filename} is a directory, not a file", file=sys.stderr)
+        return 2
+    except UnicodeDecodeError as exc:
+        print(f"samuel {args.command}: error: not a text file: byte 0x{exc.object[exc.start]:02x} at offset "
+              f"{exc.start} is not UTF-8", file=sys.stderr)
+        return 2
+    except MemoryError as exc:
+        print(f"samuel {args.command}: error: out of memory: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
@@ -61,6 +102,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (e.g. `samuel perft ... | head`): not an error.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:  # permission denied, not a directory, disk full ...
+        where = f"{exc.filename}: " if exc.filename is not None else ""
+        print(f"samuel {args.command}: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

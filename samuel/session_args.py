@@ -19,9 +19,9 @@ from engine.evaluators import available, evaluator_name
 from protocol.context import ServerSettings, Writer
 from protocol.framing import DEFAULT_MAX_LINE, stream_limit
 from protocol.memory_budget import HashBudget, default_budget_mb
-from protocol.options import BACKENDS, MODES, SPECS
+from protocol.options import BACKENDS, MODES
 from protocol.session import SessionDefaults
-from samuel.commands.analyse import positive_int
+from samuel.commands.analyse import HASH_MAX_MB, HASH_MIN_MB, hash_size, positive_int
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
@@ -36,18 +36,6 @@ def port_number(text: str) -> int:
     return value
 
 
-HASH_MIN = SPECS["hash"].minimum or 1
-HASH_MAX = SPECS["hash"].maximum or 4096
-
-
-def hash_size(text: str) -> int:
-    """A --hash value: checked against the same bounds the protocols' hash option has."""
-    value = positive_int(text)
-    if not HASH_MIN <= value <= HASH_MAX:
-        raise argparse.ArgumentTypeError(f"must be {HASH_MIN}..{HASH_MAX} MB, got {value}")
-    return value
-
-
 def add_session_arguments(p: argparse.ArgumentParser, *, modes: bool = True, line: bool = True) -> None:
     """--eval/--evaluator, --mode, --hash, --backend (and --max-line) for new sessions."""
     p.add_argument("--eval", "--evaluator", dest="evaluator", default="default", type=evaluator_name,
@@ -55,7 +43,8 @@ def add_session_arguments(p: argparse.ArgumentParser, *, modes: bool = True, lin
     if modes:
         p.add_argument("--mode", default="pvs", choices=MODES, help="search mode (default: %(default)s)")
     p.add_argument("--hash", type=hash_size, default=16, metavar="MB",
-                   help=f"transposition table per session, MB, {HASH_MIN}..{HASH_MAX} (default: %(default)s)")
+                   help=f"transposition table per session, MB, {HASH_MIN_MB}..{HASH_MAX_MB} "
+                        "(default: %(default)s)")
     p.add_argument("--hash-budget", type=positive_int, default=None, metavar="MB",
                    help="table memory all sessions together may hold; a client's hash request beyond "
                         "what is left is refused (default: a quarter of physical memory, "

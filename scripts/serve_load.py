@@ -1,34 +1,46 @@
 #!/usr/bin/env python3
-"""Load check of the server: N concurrent cb clients, each playing a whole game, with pings mid-search.
+"""Load check of the server: concurrent cb, Hub and DXP clients playing whole games, with memory figures.
 
-    .venv/bin/python scripts/serve_load.py [--clients 32] [--movetime 0.05] [--max-plies 300]
+    .venv/bin/python scripts/serve_load.py [--clients 32] [--dialects cb,hub,dxp] [--movetime 0.05]
+                                           [--hash 4] [--hash-budget MB] [--repeat K] [--max-plies 300]
 
-It starts ``samuel serve`` on free loopback ports, then opens ``--clients`` TCP
-connections at once.  Each plays one engine-vs-itself game from its own ACF
-three-move ballot: before every move it sends ``set gamehist`` and a
-``getmove`` with an exact move time, and shortly after (while the search runs)
-a ``ping``; it times the ``pong``.  Every move the server returns is checked
-legal on a local Board.  The board referees: no move loses, threefold
-repetition and the 40-move rule draw; a game still going after ``--max-plies``
-counts as unfinished.
+It starts ``samuel serve`` (DXP, cb and Hub on free loopback ports), then opens
+``--clients`` TCP connections at once, spread over the dialects in turn.  Each
+plays one game from its own ACF three-move ballot:
 
-It prints the games finished, the results, the number of moves and illegal
-moves, and the ping latency p50/p99/max (all pings, and those answered while
-the search was still running), and writes the figures as JSON to ``out/``.
+* cb: before every move ``set gamehist`` and ``getmove`` with an exact move time;
+  a ``ping`` is sent while the search runs and the ``pong`` timed;
+* Hub: ``pos`` with the whole game so far (as GUIs send it), ``level
+  move-time``, ``go think``, and the same timed ``ping``;
+* DXP: the server is the follower and plays one side at ``--movetime``; this
+  client plays the other side with random legal moves.  DXP has no ping, so the
+  figure reported is the server's reply time: from our MOVE to its MOVE, which
+  includes the move time.
+
+Every move the server returns is checked legal on a local Board, and the board
+referees (no move loses, repetition and the 40-move rule draw; a game still
+going after ``--max-plies`` counts as unfinished).  The server's resident memory
+(VmRSS) is read before the clients connect, every 0.2 s during the load (the
+peak is reported) and after they have all gone; ``--repeat K`` runs the load K
+times on one server and reports memory and threads after each round, to show
+that nothing grows from one round to the next.
+
+It prints a table per dialect and writes every figure as JSON (``--out``).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import csv
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -38,86 +50,204 @@ sys.path.insert(0, str(ROOT))
 from engine.board import Board  # noqa: E402
 from engine.errors import SamuelError  # noqa: E402
 from engine.limits import Limit  # noqa: E402
+from engine.types import BLACK, WHITE  # noqa: E402
+from matches.openings import read_ballots  # noqa: E402
+from protocol import dxp_grammar as dg  # noqa: E402
+from protocol import hub_grammar as hg  # noqa: E402
 from protocol.cb_grammar import MoveLine, Pong, format_getmove, parse_engine_line  # noqa: E402
 
-BALLOTS = ROOT.parent / "shared" / "data" / "acf-3move-ballots.csv"
+DIALECTS = ("cb", "hub", "dxp")
+SETTLE_S = 3.0
+"""Seconds after the last client closed before the 'after' memory is read."""
+DXP_GAP = 0.1
+"""The server leaves this long between its DXP messages (protocol/dxp_session.py MESSAGE_GAP)."""
 
 
 @dataclass
 class GameReport:
     client: int
+    dialect: str
     ballot: str
     result: str = "*"
     plies: int = 0
     illegal: list[str] = field(default_factory=list)
-    pings_ms: list[float] = field(default_factory=list)
-    pings_mid_search_ms: list[float] = field(default_factory=list)
+    latency_ms: list[float] = field(default_factory=list)
+    """Ping round trips (cb, Hub) or move reply times (DXP)."""
+    mid_search_ms: list[float] = field(default_factory=list)
+    """Pings answered while the search was still running (cb, Hub)."""
     error: str = ""
 
 
-def ballot_fens(n: int) -> list[tuple[str, str]]:
-    if not BALLOTS.exists():
-        return [("start", Board().fen())] * n
-    with BALLOTS.open(newline="") as f:
-        # The fen column is not quoted though a FEN holds commas: it is the rest of the row.
-        rows = [(r[1], ",".join(r[5:])) for r in list(csv.reader(f))[1:] if len(r) > 5]
-    return [rows[i % len(rows)] for i in range(n)]
+class Lines:
+    """A newline-framed connection (cb and Hub)."""
 
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, timeout: float) -> None:
+        self.reader, self.writer, self.timeout = reader, writer, timeout
 
-async def play_one(index: int, port: int, ballot: tuple[str, str], movetime: float,
-                   max_plies: int) -> GameReport:
-    report = GameReport(index, ballot[0])
-    board = Board(ballot[1])
-    initial = board.fen()
-    try:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    except OSError as exc:
-        report.error = f"connect: {exc}"
-        return report
+    async def send(self, line: str) -> None:
+        self.writer.write(line.encode() + b"\n")
+        await self.writer.drain()
 
-    async def send(line: str) -> None:
-        writer.write(line.encode() + b"\n")
-        await writer.drain()
-
-    async def next_line() -> str:
-        raw = await asyncio.wait_for(reader.readline(), 60 + 20 * movetime)
+    async def next(self) -> str:
+        raw = await asyncio.wait_for(self.reader.readline(), self.timeout)
         if not raw:
             raise ConnectionError("server closed the connection")
         return raw.decode().rstrip("\n")
 
+    async def until(self, prefix: str) -> str:
+        while not (line := await self.next()).startswith(prefix):
+            pass
+        return line
+
+
+def _move_or_illegal(board: Board, text: str, report: GameReport, parse: Callable[[str], object]) -> bool:
     try:
-        while board.outcome() is None and report.plies < max_plies:
+        board.push(parse(text))  # type: ignore[arg-type]
+    except (SamuelError, ValueError) as exc:
+        report.illegal.append(f"{text}: {exc}")
+        return False
+    report.plies += 1
+    return True
+
+
+async def play_cb(report: GameReport, port: int, fen: str, args: argparse.Namespace) -> None:
+    board = Board(fen)
+    initial = board.fen()
+    c = Lines(*await asyncio.open_connection("127.0.0.1", port), timeout=60 + 20 * args.movetime)
+    try:
+        while board.outcome() is None and report.plies < args.max_plies:
             moves = " ".join(m.long for m in board.move_stack)
-            await send(f"set gamehist {initial} {moves}".rstrip())
-            while not (await next_line()).startswith("reply"):
-                pass
-            await send(format_getmove(board.fen(), Limit(movetime=movetime)))
-            await asyncio.sleep(movetime * 0.3)
+            await c.send(f"set gamehist {initial} {moves}".rstrip())
+            await c.until("reply")
+            await c.send(format_getmove(board.fen(), Limit(movetime=args.movetime)))
+            await asyncio.sleep(args.movetime * 0.3)
             ping_at = time.perf_counter()
-            await send("ping")
+            await c.send("ping")
             moved = ponged = False
             while not (moved and ponged):
-                line = parse_engine_line(await next_line())
+                line = parse_engine_line(await c.next())
                 if isinstance(line, Pong):
                     ms = (time.perf_counter() - ping_at) * 1000
-                    report.pings_ms.append(ms)
+                    report.latency_ms.append(ms)
                     if not moved:
-                        report.pings_mid_search_ms.append(ms)
+                        report.mid_search_ms.append(ms)
                     ponged = True
                 elif isinstance(line, MoveLine):
-                    try:
-                        board.push(board.parse_move(line.move))
-                    except SamuelError as exc:
-                        report.illegal.append(f"{line.move}: {exc}")
-                        return report
-                    report.plies += 1
+                    if not _move_or_illegal(board, line.move, report, board.parse_move):
+                        return
                     moved = True
         report.result = board.result()
-        await send("quit")
-    except (OSError, ConnectionError, asyncio.TimeoutError, SamuelError) as exc:
-        report.error = f"{type(exc).__name__}: {exc}"
+        await c.send("quit")
+    finally:
+        c.writer.close()
+
+
+async def play_hub(report: GameReport, port: int, fen: str, args: argparse.Namespace) -> None:
+    board = Board(fen)
+    start = hg.format_position(Board(fen), "literal")
+    c = Lines(*await asyncio.open_connection("127.0.0.1", port), timeout=60 + 20 * args.movetime)
+    try:
+        await c.send("hub")
+        await c.until("wait")
+        await c.send("set-param name=frame value=literal")
+        await c.send("init")
+        await c.until("ready")
+        await c.send(hg.format_level(Limit(movetime=args.movetime)))
+        while board.outcome() is None and report.plies < args.max_plies:
+            moves = " ".join(hg.format_move(m) for m in board.move_stack)
+            pos = hg.format_line("pos", [("pos", start), ("moves", moves)] if moves else [("pos", start)],
+                                 always_quote=["moves"])
+            await c.send(pos)
+            await c.send("go think")
+            await asyncio.sleep(args.movetime * 0.3)
+            ping_at = time.perf_counter()
+            await c.send("ping")
+            moved = ponged = False
+            while not (moved and ponged):
+                text = await c.next()
+                if text == "pong":
+                    ms = (time.perf_counter() - ping_at) * 1000
+                    report.latency_ms.append(ms)
+                    if not moved:
+                        report.mid_search_ms.append(ms)
+                    ponged = True
+                elif text.startswith("done"):
+                    line = hg.tokenize(text)
+                    assert line is not None
+                    if not _move_or_illegal(board, line.require("move"), report,
+                                            lambda t: hg.parse_move(board, t)):
+                        return
+                    moved = True
+                elif text.startswith("error"):
+                    raise ConnectionError(f"server error: {text}")
+        report.result = board.result()
+        await c.send("quit")
+    finally:
+        c.writer.close()
+
+
+async def play_dxp(report: GameReport, port: int, fen: str, args: argparse.Namespace) -> None:
+    board = Board(fen)
+    rng = random.Random(report.client)
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    timeout = 60 + 20 * args.movetime
+
+    async def send(msg: dg.Message) -> None:
+        writer.write(dg.format_message(msg).encode("ascii") + b"\0")
+        await writer.drain()
+
+    async def receive() -> dg.Message:
+        while True:
+            raw = await asyncio.wait_for(reader.readuntil(b"\0"), timeout)
+            msg = dg.parse_message(dg.decode_frame(raw[:-1]))
+            if not isinstance(msg, dg.Chat):
+                return msg
+
+    server_colour = WHITE if report.client % 2 else BLACK
+    try:
+        await send(dg.GameReq("serve_load", server_colour, 0, 0, dg.position_of(board, "literal")))
+        acc = await receive()
+        if not isinstance(acc, dg.GameAcc) or acc.code != dg.ACCEPT:
+            raise ConnectionError(f"game not accepted: {acc}")
+        sent_at = time.perf_counter()
+        while board.outcome() is None and report.plies < args.max_plies:
+            if board.turn != server_colour:
+                move = rng.choice(board.legal_moves)
+                board.push(move)
+                await asyncio.sleep(DXP_GAP)  # the server's own message gap would be counted otherwise
+                sent_at = time.perf_counter()
+                await send(dg.move_message(move))
+                continue
+            msg = await receive()
+            if isinstance(msg, dg.GameEnd):
+                break
+            if not isinstance(msg, dg.MoveMsg):
+                raise ConnectionError(f"expected a MOVE, got {msg}")
+            report.latency_ms.append((time.perf_counter() - sent_at) * 1000)
+            if not _move_or_illegal(board, "", report, lambda _t, m=msg: dg.find_move(board, m)):
+                return
+        report.result = board.result()
+        await send(dg.GameEnd(dg.REASON_NONE, dg.STOP_ALL))
+        with_end = await receive()
+        if not isinstance(with_end, dg.GameEnd):
+            raise ConnectionError(f"expected GAMEEND, got {with_end}")
     finally:
         writer.close()
+
+
+PLAYERS: dict[str, Callable[[GameReport, int, str, argparse.Namespace], Awaitable[None]]] = {
+    "cb": play_cb, "hub": play_hub, "dxp": play_dxp,
+}
+
+
+async def play_one(index: int, dialect: str, port: int, ballot: tuple[str, str],
+                   args: argparse.Namespace) -> GameReport:
+    report = GameReport(index, dialect, ballot[0])
+    try:
+        await PLAYERS[dialect](report, port, ballot[1], args)
+    except (OSError, ConnectionError, asyncio.TimeoutError, asyncio.IncompleteReadError, SamuelError,
+            ValueError) as exc:
+        report.error = f"{type(exc).__name__}: {exc}"
     return report
 
 
@@ -129,79 +259,148 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[k]
 
 
-def start_server(tmp: Path, clients: int) -> tuple[subprocess.Popen[bytes], int]:
+def proc_status(pid: int) -> dict[str, int]:
+    """VmRSS (kB) and Threads of a process, from /proc (empty where there is no /proc)."""
+    out: dict[str, int] = {}
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "Threads"):
+                out[key] = int(value.split()[0])
+    except OSError:
+        pass
+    return out
+
+
+def rss_mb(pid: int) -> float:
+    return proc_status(pid).get("VmRSS", 0) / 1024
+
+
+def start_server(tmp: Path, args: argparse.Namespace) -> tuple[subprocess.Popen[bytes], dict[str, int]]:
     port_file = tmp / "ports.json"
-    exe = [sys.executable, "-m", "samuel.cli"]
-    proc = subprocess.Popen(
-        [*exe, "serve", "--dxp-port", "0", "--cb-port", "0", "--hash", "4",
-         "--max-sessions", str(clients + 8), "--port-file", str(port_file),
-         "--log", str(tmp / "serve.log"), "--log-level", "warning"],
-        stdin=subprocess.DEVNULL, cwd=ROOT,
-    )
+    cmd = [sys.executable, "-m", "samuel.cli", "serve", "--dxp-port", "0", "--cb-port", "0",
+           "--hub-port", "0", "--hash", str(args.hash), "--dxp-movetime", str(args.movetime),
+           "--max-sessions", str(args.clients + 8), "--port-file", str(port_file),
+           "--log", str(tmp / "serve.log"), "--log-level", "warning"]
+    if args.hash_budget:
+        cmd += ["--hash-budget", str(args.hash_budget)]
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, cwd=ROOT)
     deadline = time.monotonic() + 60
     while not port_file.exists():
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
             raise SystemExit("samuel serve did not start")
         time.sleep(0.05)
-    return proc, int(json.loads(port_file.read_text())["cb"])
+    return proc, json.loads(port_file.read_text())
 
 
-async def run(args: argparse.Namespace, port: int) -> list[GameReport]:
-    fens = ballot_fens(args.clients)
-    return await asyncio.gather(
-        *(play_one(i, port, fens[i], args.movetime, args.max_plies) for i in range(args.clients))
-    )
+async def one_round(args: argparse.Namespace, ports: dict[str, int], pid: int,
+                    ballots: list[tuple[str, str]]) -> tuple[list[GameReport], float]:
+    """All clients at once; returns their reports and the peak RSS (MB) seen meanwhile."""
+    peak = rss_mb(pid)
+    done = asyncio.Event()
+
+    async def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, rss_mb(pid))
+            await asyncio.sleep(0.2)
+
+    sampler = asyncio.create_task(sample())
+    games = [play_one(i, d, ports[d], ballots[i % len(ballots)], args)
+             for i, d in enumerate(args.dialects[i % len(args.dialects)] for i in range(args.clients))]
+    reports = await asyncio.gather(*games)
+    done.set()
+    await sampler
+    return list(reports), peak
+
+
+def summarize(reports: list[GameReport], dialect: str) -> dict[str, object]:
+    rs = [r for r in reports if r.dialect == dialect]
+    lat = [x for r in rs for x in r.latency_ms]
+    mid = [x for r in rs for x in r.mid_search_ms]
+    return {
+        "clients": len(rs),
+        "finished": sum(1 for r in rs if r.result != "*" and not r.error and not r.illegal),
+        "moves": sum(r.plies for r in rs),
+        "illegal": sum(len(r.illegal) for r in rs),
+        "errors": [f"{dialect} client {r.client}: {r.error}" for r in rs if r.error],
+        "measure": "move reply" if dialect == "dxp" else "ping",
+        "n": len(lat), "p50": percentile(lat, 0.5), "p99": percentile(lat, 0.99),
+        "max": max(lat, default=float("nan")), "mean": statistics.fmean(lat) if lat else float("nan"),
+        "mid_search_p50": percentile(mid, 0.5), "mid_search_p99": percentile(mid, 0.99),
+    }
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--clients", type=int, default=32)
+    p.add_argument("--clients", type=int, default=32, help="clients per round, over all dialects")
+    p.add_argument("--dialects", default="cb,hub,dxp", help="comma-separated, from cb, hub, dxp")
     p.add_argument("--movetime", type=float, default=0.05)
     p.add_argument("--max-plies", type=int, default=300)
+    p.add_argument("--hash", type=int, default=4, help="table per session, MB")
+    p.add_argument("--hash-budget", type=int, default=0, help="the server's --hash-budget (0: its default)")
+    p.add_argument("--repeat", type=int, default=1, help="rounds of the whole load on one server")
     p.add_argument("--out", default=str(ROOT / "out" / "serve-load.json"))
     args = p.parse_args()
+    args.dialects = [d.strip() for d in args.dialects.split(",") if d.strip()]
+    if not args.dialects or any(d not in DIALECTS for d in args.dialects):
+        p.error(f"--dialects must name some of {', '.join(DIALECTS)}")
+    ballots = [(o.label, o.fen) for o in read_ballots()]
+
+    rounds: list[dict[str, object]] = []
+    all_reports: list[GameReport] = []
     with tempfile.TemporaryDirectory() as tmpdir:
-        proc, port = start_server(Path(tmpdir), args.clients)
+        proc, ports = start_server(Path(tmpdir), args)
+        pid = proc.pid
+        time.sleep(0.5)
+        before = rss_mb(pid)
         t0 = time.perf_counter()
         try:
-            reports = asyncio.run(run(args, port))
+            for k in range(args.repeat):
+                reports, peak = asyncio.run(one_round(args, ports, pid, ballots))
+                time.sleep(SETTLE_S)
+                status = proc_status(pid)
+                rounds.append({"round": k + 1, "peak_rss_mb": round(peak, 1),
+                               "after_rss_mb": round(status.get("VmRSS", 0) / 1024, 1),
+                               "threads_after": status.get("Threads", 0)})
+                all_reports += reports
         finally:
             proc.terminate()
             proc.wait(30)
         wall = time.perf_counter() - t0
-    pings = [x for r in reports for x in r.pings_ms]
-    mid = [x for r in reports for x in r.pings_mid_search_ms]
-    finished = [r for r in reports if r.result != "*" and not r.error and not r.illegal]
-    results: dict[str, int] = {}
-    for r in reports:
-        results[r.result] = results.get(r.result, 0) + 1
+
+    per_dialect = {d: summarize(all_reports, d) for d in args.dialects}
     summary = {
-        "clients": args.clients, "movetime": args.movetime, "cores": os.cpu_count(),
-        "wall_s": round(wall, 1), "games_finished": len(finished),
-        "results": results, "moves": sum(r.plies for r in reports),
-        "illegal_moves": sum(len(r.illegal) for r in reports),
-        "errors": [f"client {r.client}: {r.error}" for r in reports if r.error],
-        "ping_ms": {"n": len(pings), "p50": percentile(pings, 0.5), "p99": percentile(pings, 0.99),
-                    "max": max(pings, default=float("nan")),
-                    "mean": statistics.fmean(pings) if pings else float("nan")},
-        "ping_mid_search_ms": {"n": len(mid), "p50": percentile(mid, 0.5), "p99": percentile(mid, 0.99),
-                               "max": max(mid, default=float("nan"))},
+        "clients": args.clients, "dialects": args.dialects, "movetime": args.movetime, "hash_mb": args.hash,
+        "rounds": args.repeat, "cores": os.cpu_count(), "wall_s": round(wall, 1),
+        "rss_before_mb": round(before, 1), "per_round": rounds, "per_dialect": per_dialect,
     }
-    print(f"{args.clients} clients at {args.movetime} s/move on {os.cpu_count()} cores: "
-          f"{len(finished)}/{args.clients} games finished legally in {wall:.1f} s")
-    print(f"results {results}; {summary['moves']} moves; {summary['illegal_moves']} illegal moves")
-    pm, mm = summary["ping_ms"], summary["ping_mid_search_ms"]
-    print(f"ping latency (all {pm['n']}): p50 {pm['p50']:.2f} ms  p99 {pm['p99']:.2f} ms  "
-          f"max {pm['max']:.2f} ms")
-    print(f"ping latency (answered mid-search, {mm['n']}): p50 {mm['p50']:.2f} ms  "
-          f"p99 {mm['p99']:.2f} ms  max {mm['max']:.2f} ms")
-    for e in summary["errors"]:
+    print(f"{args.clients} clients ({', '.join(args.dialects)}) at {args.movetime} s/move, "
+          f"hash {args.hash} MB, {args.repeat} round(s), {os.cpu_count()} cores, {wall:.1f} s")
+    print(f"{'dialect':8} {'games':>7} {'finished':>8} {'moves':>6} {'illegal':>7}  "
+          f"{'measure':15} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}")
+    errors: list[str] = []
+    for d, s in per_dialect.items():
+        print(f"{d:8} {s['clients']:>7} {s['finished']:>8} {s['moves']:>6} {s['illegal']:>7}  "
+              f"{s['measure']:15} {s['p50']:8.2f} {s['p99']:8.2f} {s['max']:8.2f}")
+        errors += s["errors"]  # type: ignore[arg-type]
+    if "dxp" in per_dialect:
+        print(f"(DXP has no ping: its figure is the time from our MOVE to the server's, "
+              f"which includes the {args.movetime * 1000:g} ms move time)")
+    print(f"server RSS: before {before:.1f} MB", end="")
+    for r in rounds:
+        print(f"; round {r['round']}: peak {r['peak_rss_mb']} MB, after {r['after_rss_mb']} MB, "
+              f"{r['threads_after']} threads", end="")
+    print()
+    for e in errors:
         print("error:", e)
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps({**summary, "games": [asdict(r) for r in reports]}, indent=1))
-    print(f"wrote {args.out}")
-    return 0 if len(finished) == args.clients and not summary["illegal_moves"] else 1
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({**summary, "games": [asdict(r) for r in all_reports]}, indent=1))
+    print(f"wrote {out}")
+    illegal = sum(int(s["illegal"]) for s in per_dialect.values())  # type: ignore[call-overload]
+    return 0 if not illegal and not errors else 1
 
 
 if __name__ == "__main__":

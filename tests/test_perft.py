@@ -280,11 +280,16 @@ def _assert_same_perft(board: Board, pos: ref.Position, depth: int) -> None:
 
 
 def _fen_from_pieces(turn: str, pieces: dict[int, str]) -> str:
-    """FEN from {square: 'b'|'B'|'w'|'W'}; a man on its crowning row becomes a king."""
+    """FEN from {square: 'b'|'B'|'w'|'W'}; a man on its crowning row becomes a king.
+
+    A side gets at most 12 pieces (a FEN with more is refused): the rest are left off.
+    """
     groups: dict[str, list[str]] = {"W": [], "B": []}
     for square in sorted(pieces):
         letter = pieces[square]
         colour = letter.upper()
+        if len(groups[colour]) == 12:
+            continue
         king = letter.isupper() or (colour == "B" and square >= 29) or (colour == "W" and square <= 4)
         groups[colour].append(("K" if king else "") + str(square))
     return f"{turn}:W{','.join(groups['W'])}:B{','.join(groups['B'])}"

@@ -152,7 +152,7 @@ def test_shannon_type_a_is_full_width() -> None:
 
 def test_samuel_mode_extends_past_minimum_on_jumps() -> None:
     s = Searcher(MATERIAL, mode=Mode.SAMUEL, hash_mb=1)
-    board = Board("W:W17,21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12,13")
+    board = Board("W:W17,21,22,23,24,25,26,27,28,29,30,31:B1,2,3,4,5,6,7,8,9,10,11,13")
     r = s.search(board, Limit(depth=3))
     assert r.info.seldepth > 3
     # the PV ends in a quiet position, never in the middle of an exchange
@@ -163,7 +163,7 @@ def test_samuel_mode_extends_past_minimum_on_jumps() -> None:
 
 
 def test_samuel_break_points_are_settable() -> None:
-    board = Board("W:W17,21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12,13")
+    board = Board("W:W17,21,22,23,24,25,26,27,28,29,30,31:B1,2,3,4,5,6,7,8,9,10,11,13")
     a = Searcher(MATERIAL, mode=Mode.SAMUEL, hash_mb=1).search(board, Limit(depth=3))
     b = Searcher(MATERIAL, mode=Mode.SAMUEL, hash_mb=1, samuel_breaks=(3, 3, 3, 3)).search(
         board, Limit(depth=3)

@@ -48,16 +48,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 @contextmanager
 def progress_bar(enabled: bool = True) -> Iterator[Callable[[str], ProgressFn]]:
-    """Yields ``task(description) -> progress(done, total)`` drawing a rich bar on stderr."""
+    """Yields ``task(description) -> progress(done, total)``: a rich bar on a terminal, else lines."""
     if not enabled:
         yield lambda _d: (lambda _a, _b: None)
         return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
-    console = Console(stderr=True)
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, transient=True) as bar:
+    from samuel.progress import progress
+
+    with progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), transient=True) as bar:
 
         def task(description: str) -> ProgressFn:
             tid = bar.add_task(description, total=None)
@@ -72,7 +72,7 @@ def progress_bar(enabled: bool = True) -> Iterator[Callable[[str], ProgressFn]]:
 
 def run(args: argparse.Namespace) -> int:
     evaluator = by_name(args.eval)
-    with progress_bar(sys.stderr.isatty()) as task:
+    with progress_bar() as task:
         positions = book_data.load(args.pdn, split=args.split, limit_games=args.games,
                                    cache_dir=args.cache_dir, progress=task("reading games"))
         if len(positions) == 0:

@@ -46,6 +46,28 @@ def positive_int(text: str) -> int:
     return value
 
 
+def bounded_int(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type for a whole number in low..high (the message names the range)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be {low}..{high}, got {value}")
+        return value
+
+    parse.__name__ = f"int {low}..{high}"
+    return parse
+
+
+HASH_MIN_MB = 1
+HASH_MAX_MB = 4096
+"""The bounds of every table size (the protocols' hash option has the same)."""
+hash_size = bounded_int(HASH_MIN_MB, HASH_MAX_MB)
+
+
 def positive_float(text: str) -> float:
     try:
         value = float(text)
@@ -63,8 +85,9 @@ def add_engine_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mode", default="pvs", choices=MODE_CHOICES,
                    help="search algorithm: modern PVS, Samuel's 1959 search, or plain minimax "
                         "(default: %(default)s)")
-    p.add_argument("--hash", type=positive_int, default=64, metavar="MB",
-                   help="transposition table size in MB (default: %(default)s)")
+    p.add_argument("--hash", type=hash_size, default=64, metavar="MB",
+                   help=f"transposition table size in MB, {HASH_MIN_MB}..{HASH_MAX_MB} "
+                        "(default: %(default)s)")
 
 
 def make_searcher(args: argparse.Namespace) -> Searcher:

@@ -20,6 +20,7 @@ from emu704.devices import CardPunch, CardReader, Printer
 from emu704.disasm import disassemble_word
 from emu704.loader import LoadError, load_card
 from emu704.sap import SapError, assemble_file
+from samuel.commands.analyse import positive_int
 
 MEMORY_CHOICES = {"4": 4096, "8": 8192, "32": 32768, "4096": 4096, "8192": 8192, "32768": 32768}
 
@@ -39,9 +40,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     run = cmds.add_parser("run", help="run a SAP program or a CBN deck")
     run.add_argument("program", type=Path, help="a .sap source or a .cbn self-loading deck")
     run.add_argument("--cards", type=Path, help="text file: each line becomes a card in the reader")
-    run.add_argument("--max-cycles", type=int, default=10_000_000, metavar="N",
+    run.add_argument("--max-cycles", type=positive_int, default=10_000_000, metavar="N",
                      help="stop after N machine cycles (default 10,000,000 = 2 minutes of 704 time)")
-    run.add_argument("--max-instructions", type=int, metavar="N", help="stop after N instructions")
+    run.add_argument("--max-instructions", type=positive_int, metavar="N", help="stop after N instructions")
     run.add_argument("--trace", action="store_true", help="print every instruction as it executes")
     run.add_argument("--memory", default="32", choices=sorted(MEMORY_CHOICES, key=int),
                      help="core size (default 32K)")

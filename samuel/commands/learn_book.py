@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -81,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     if out.suffix != ".json":
         raise OptionError(f"--out must name a .json file, got {args.out!r}")
     module = method_module(args.method)
-    with progress_bar(sys.stderr.isatty()) as task:
+    with progress_bar() as task:
         positions = book_data.load(args.pdn, split=args.split, limit_games=args.games,
                                    cache_dir=args.cache_dir, progress=task("reading games"))
         if len(positions) == 0:

@@ -20,12 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
 from engine import evaluators
 from engine.errors import OptionError
 from engine.learners.generalize import GAME_PLIES, GameRecord, MoveLearning, SelfPlay, SelfPlayConfig
 from engine.learners.generalize_state import exponent
+from samuel.progress import progress as make_progress
 
 DEFAULT_OUT = Path("out") / "generalize"
 
@@ -179,7 +180,7 @@ def run(args: argparse.Namespace) -> int:
 
     todo = max(0, args.games - sp.games)
     started = time.perf_counter()
-    with Progress(
+    with make_progress(
         TextColumn("[bold]generalize"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         TextColumn("{task.fields[ply]}"), TextColumn("{task.fields[tally]}"),
         TextColumn("{task.fields[lead]}"),

@@ -100,16 +100,16 @@ def print_stats(s: StoreStats, path: str) -> None:
 
 
 def run_play(args: argparse.Namespace) -> int:
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+
+    from samuel.progress import progress as make_progress
 
     mode = Mode.SAMUEL if args.mode == "samuel" else Mode.PVS
     with RoteMemory(args.db, _policy(args)) as memory:
         before = len(memory)
-        console = Console(file=sys.stderr)
         columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                    TextColumn("{task.fields[status]}"), TimeElapsedColumn())
-        with Progress(*columns, console=console, disable=args.quiet, transient=False) as progress:
+        with make_progress(*columns, disable=args.quiet) as progress:
             games = progress.add_task("games", total=args.games, status="")
             plies = progress.add_task("plies", total=args.max_plies, status="")
 
@@ -149,6 +149,8 @@ def run_stats(args: argparse.Namespace) -> int:
 
 
 def run_forget(args: argparse.Namespace) -> int:
+    if not _exists(args.db):  # ageing a memory that is not there would create an empty one
+        return 2
     with RoteMemory(args.db, _policy(args)) as memory:
         for _ in range(args.merges):
             r = memory.merge()

@@ -10,6 +10,7 @@ import time
 from collections.abc import Iterator
 
 from engine.pdn import PdnGame, game_at, iter_games, movetext, tag_line
+from samuel.commands.analyse import nonnegative_int, positive_int
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -18,11 +19,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
     check = actions.add_parser("check", help="replay every game and report the ones that fail")
     check.add_argument("file", help="PDN file")
-    check.add_argument("--limit", type=int, default=None, metavar="N", help="read only the first N games")
+    check.add_argument("--limit", type=nonnegative_int, default=None, metavar="N",
+                       help="read only the first N games")
 
     show = actions.add_parser("show", help="print one game's tags, moves and final position")
     show.add_argument("file", help="PDN file")
-    show.add_argument("--game", type=int, required=True, metavar="N", help="game number, from 1")
+    show.add_argument("--game", type=positive_int, required=True, metavar="N", help="game number, from 1")
 
     p.set_defaults(func=run)
 
@@ -34,8 +36,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    if args.limit is not None and args.limit < 0:
-        raise SystemExit("samuel pdn: error: --limit must be >= 0")
     path: str = args.file
     size = os.path.getsize(path)  # FileNotFoundError before anything else
     games = moves = 0
@@ -45,37 +45,24 @@ def run_check(args: argparse.Namespace) -> int:
         stream: Iterator[PdnGame] = iter_games(fh, strict=False)
         if args.limit is not None:
             stream = itertools.islice(stream, args.limit)
-        if sys.stderr.isatty():
-            from rich.console import Console
-            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+        from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
 
-            progress = Progress(
-                TextColumn("[bold]pdn check"),
-                BarColumn(),
-                TextColumn("{task.percentage:>3.0f}%"),
-                TextColumn("{task.fields[status]}"),
-                TimeElapsedColumn(),
-                console=Console(stderr=True),
-                transient=True,
-            )
-            total = args.limit if args.limit is not None else size
-            with progress:
-                task = progress.add_task("check", total=total, status="")
-                for game in stream:
-                    games += 1
-                    moves += len(game.moves)
-                    if game.error:
-                        errors.append(game.error)
-                    if games % 50 == 0:
-                        done = games if args.limit is not None else fh.tell()
-                        status = f"games {games}, errors {len(errors)}"
-                        progress.update(task, completed=done, status=status)
-        else:
+        from samuel.progress import progress as make_progress
+
+        bar = make_progress(TextColumn("[bold]pdn check"), BarColumn(),
+                            TextColumn("{task.percentage:>3.0f}%"), TextColumn("{task.fields[status]}"),
+                            TimeElapsedColumn(), transient=True)
+        total = args.limit if args.limit is not None else size
+        with bar:
+            task = bar.add_task("pdn check", total=total, status="")
             for game in stream:
                 games += 1
                 moves += len(game.moves)
                 if game.error:
                     errors.append(game.error)
+                if games % 50 == 0:
+                    done = games if args.limit is not None else fh.tell()
+                    bar.update(task, completed=done, status=f"games {games}, errors {len(errors)}")
     elapsed = time.perf_counter() - start
     print(f"games {games}, moves {moves}, errors {len(errors)}")
     for message in errors:
@@ -85,8 +72,6 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    if args.game < 1:
-        raise SystemExit("samuel pdn: error: --game counts from 1")
     game = game_at(args.file, args.game, strict=False)
     if game is None:
         print(f"samuel pdn: error: {args.file} has fewer than {args.game} games", file=sys.stderr)

@@ -8,12 +8,17 @@ import time
 from engine import core
 from engine.board import Board
 from engine.fen import START_FEN
+from samuel.commands.analyse import bounded_int
+
+MAX_PERFT_DEPTH = 64
+"""Far beyond any depth that finishes; what the core's counters and move stack hold."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("perft", help="count leaf nodes to a depth (move-generator check)")
     p.add_argument("--fen", default=START_FEN, help="position (default: the start position)")
-    p.add_argument("--depth", type=int, required=True, help="depth in plies")
+    p.add_argument("--depth", type=bounded_int(0, MAX_PERFT_DEPTH), required=True,
+                   help=f"depth in plies, 0..{MAX_PERFT_DEPTH}")
     p.add_argument("--divide", action="store_true", help="print the count under each root move")
     p.add_argument("--no-bulk", action="store_true", help="make every leaf move instead of counting them")
     p.add_argument("--stats", action="store_true", help="print time and leaves per second")
@@ -21,8 +26,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.depth < 0:
-        raise SystemExit("samuel perft: error: --depth must be >= 0")
     board = Board(args.fen)
     bulk = not args.no_bulk
     start = time.perf_counter()

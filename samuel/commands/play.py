@@ -483,6 +483,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         return play_loop(game, engine, input, write, echo=not interactive)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C at the prompt or while the engine thinks: stop, no traceback
         write("")
+        print("samuel play: interrupted", file=sys.stderr)
         return 130
