@@ -130,6 +130,10 @@ class SapError(ValueError):
         super().__init__("\n".join([head, *(str(p) for p in self.problems)]))
 
 
+class DeckError(ValueError):
+    """An assembled program that cannot be made into a deck or run (no start, loader overlap)."""
+
+
 class _CardError(Exception):
     """Internal: one problem with the card being assembled."""
 
@@ -443,6 +447,8 @@ class Image:
     """Output mode from FUL / ABS (ABS unless FUL was given)."""
     lines: list[ListedLine] = field(default_factory=list)
     name: str = "<source>"
+    end_line: int | None = None
+    """The line of the END card (None: the source has none)."""
 
     def words(self) -> dict[int, int]:
         """Sparse memory image {address: word}."""
@@ -467,12 +473,20 @@ class Image:
     def deck(self) -> list[CardImage]:
         """A self-loading card deck (emu704.loader layout), for FUL and ABS mode alike.
 
-        Raises ValueError when there is no start address or a block lies in the loader's
-        locations 0-14.
+        Raises DeckError when there is no start address or a block lies in the loader's
+        locations.
         """
-        if self.start is None:
-            raise ValueError(f"{self.name}: no start address (give one on the END card)")
-        return loader.build_self_loading_deck(self.blocks, self.start)
+        return loader.build_self_loading_deck(self.blocks, self.require_start())
+
+    def require_start(self) -> int:
+        """The start address; DeckError saying what is missing when there is none."""
+        if self.start is not None:
+            return self.start
+        if self.end_line is None:
+            raise DeckError(f"{self.name}: no END card: end the program with END and its start "
+                            "address (END START)")
+        raise DeckError(f"{self.name}: line {self.end_line}: the END card has no start address "
+                        "(write END START, START being the first instruction's symbol)")
 
     def cbn(self) -> bytes:
         """The self-loading deck as CBN bytes."""
@@ -768,7 +782,9 @@ class _Assembler:
                 blocks[-1][1].append(memory[address])
             else:
                 blocks.append((address, [memory[address]]))
-        return Image(blocks, self.start, dict(self.symbols), self.memory_size, self.mode, lines, self.name)
+        end_line = next((st.card.number for st in self.statements if st.card.op == "END"), None)
+        return Image(blocks, self.start, dict(self.symbols), self.memory_size, self.mode, lines, self.name,
+                     end_line)
 
 
 def _memory_size(size: int) -> int:

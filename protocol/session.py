@@ -440,3 +440,30 @@ class EngineSession:
                 self._searcher.close()
                 self._searcher = None
             self._release()
+        _trim_heap()
+
+
+def _trim_heap() -> None:
+    """Give freed heap pages back to the system (glibc keeps them in its per-thread arenas).
+
+    Big tables are mapped on their own and go back when freed; this is for the
+    many small blocks a session leaves behind, which otherwise keep an idle
+    server's memory at its busiest level.  A no-op where glibc is not the C library.
+    """
+    trim = _MALLOC_TRIM
+    if trim is not None:
+        trim(0)
+
+
+def _find_malloc_trim() -> Callable[[int], int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        return ctypes.CDLL("libc.so.6").malloc_trim  # type: ignore[no-any-return]
+    except (OSError, AttributeError):
+        return None
+
+
+_MALLOC_TRIM = _find_malloc_trim()

@@ -341,6 +341,9 @@ def main() -> int:
     p.add_argument("--hash", type=int, default=4, help="table per session, MB")
     p.add_argument("--hash-budget", type=int, default=0, help="the server's --hash-budget (0: its default)")
     p.add_argument("--repeat", type=int, default=1, help="rounds of the whole load on one server")
+    p.add_argument("--idle-wait", type=float, default=35.0,
+                   help="seconds idle after the last round before the final memory and threads "
+                        "(idle search threads retire after 30 s)")
     p.add_argument("--out", default=str(ROOT / "out" / "serve-load.json"))
     args = p.parse_args()
     args.dialects = [d.strip() for d in args.dialects.split(",") if d.strip()]
@@ -365,6 +368,8 @@ def main() -> int:
                                "after_rss_mb": round(status.get("VmRSS", 0) / 1024, 1),
                                "threads_after": status.get("Threads", 0)})
                 all_reports += reports
+            time.sleep(max(0.0, args.idle_wait - SETTLE_S))
+            idle = proc_status(pid)
         finally:
             proc.terminate()
             proc.wait(30)
@@ -375,6 +380,8 @@ def main() -> int:
         "clients": args.clients, "dialects": args.dialects, "movetime": args.movetime, "hash_mb": args.hash,
         "rounds": args.repeat, "cores": os.cpu_count(), "wall_s": round(wall, 1),
         "rss_before_mb": round(before, 1), "per_round": rounds, "per_dialect": per_dialect,
+        "idle_after_s": args.idle_wait, "idle_rss_mb": round(idle.get("VmRSS", 0) / 1024, 1),
+        "idle_threads": idle.get("Threads", 0),
     }
     print(f"{args.clients} clients ({', '.join(args.dialects)}) at {args.movetime} s/move, "
           f"hash {args.hash} MB, {args.repeat} round(s), {os.cpu_count()} cores, {wall:.1f} s")
@@ -393,6 +400,8 @@ def main() -> int:
         print(f"; round {r['round']}: peak {r['peak_rss_mb']} MB, after {r['after_rss_mb']} MB, "
               f"{r['threads_after']} threads", end="")
     print()
+    print(f"idle {args.idle_wait:g} s after the last round: RSS {summary['idle_rss_mb']} MB, "
+          f"{summary['idle_threads']} threads")
     for e in errors:
         print("error:", e)
     out = Path(args.out)

@@ -60,7 +60,7 @@ def run_asm(args: argparse.Namespace) -> int:
         print(f"samuel emu704 asm: {exc}", file=sys.stderr)
         return 2
     deck_path = args.output or args.source.with_suffix(".cbn")
-    image.save_cbn(deck_path)
+    # The listing first: it helps most exactly when the deck cannot be made.
     listing = image.listing()
     if args.listing is not None and str(args.listing) == "-":
         sys.stdout.write(listing)
@@ -68,6 +68,12 @@ def run_asm(args: argparse.Namespace) -> int:
         listing_path = args.listing or args.source.with_suffix(".lst")
         listing_path.write_text(listing)
         print(f"listing  {listing_path}")
+    try:
+        image.save_cbn(deck_path)
+    except ValueError as exc:  # no start address, or a block over the loader's locations
+        print(f"samuel emu704 asm: {args.source}: {exc}" if str(args.source) not in str(exc)
+              else f"samuel emu704 asm: {exc}", file=sys.stderr)
+        return 2
     words = sum(len(ws) for _, ws in image.blocks)
     print(f"deck     {deck_path} ({len(image.deck())} cards)")
     print(f"program  {words} words in {len(image.blocks)} block(s), start {image.start:05o} (octal)")
@@ -112,7 +118,7 @@ def run_run(args: argparse.Namespace) -> int:
             image = assemble_file(args.program, size)
             for origin, words in image.blocks:
                 machine.load(words, origin)
-            machine.ic = image.start
+            machine.ic = image.require_start()
         if args.cards is not None:
             for line in args.cards.read_text().splitlines():
                 reader.queue_text(line)

@@ -76,3 +76,26 @@ def test_c_backend_gives_the_same_report(tmp_path: Path) -> None:
             for b in ("python", "c")]
     assert outs[0].returncode == outs[1].returncode == 0, outs[1].stderr
     assert outs[0].stdout == outs[1].stdout
+
+
+BODY = "       ORG {org}\nSTART  CLA X\n       HTR START\nX      DEC 5\n"
+
+
+def test_a_program_without_start_is_an_error_and_keeps_its_listing(tmp_path: Path) -> None:
+    """No END card, END with no address, a program over the loader: named errors (were tracebacks)."""
+    cases = {
+        "noend": (BODY.format(org=100), "no END card"),
+        "nostart": (BODY.format(org=100) + "       END\n", "line 5: the END card has no start address"),
+        "overlap": (BODY.format(org=5) + "       END START\n", "overlaps the loader's locations"),
+    }
+    for name, (text, fragment) in cases.items():
+        src = tmp_path / f"{name}.sap"
+        src.write_text(text)
+        out = samuel("asm", str(src))
+        assert out.returncode == 2, out.stderr
+        assert fragment in out.stderr and "Traceback" not in out.stderr
+        assert (tmp_path / f"{name}.lst").is_file()  # the listing is written all the same
+        assert not (tmp_path / f"{name}.cbn").exists()
+        if name != "overlap":  # a source is loaded directly by run, so only a missing start stops it
+            ran = samuel("run", str(src))
+            assert ran.returncode == 2 and fragment in ran.stderr and "Traceback" not in ran.stderr

@@ -561,8 +561,10 @@ def test_deck_and_cbn_load_the_image() -> None:
     blocks, start = loader.parse_self_loading_deck(deck)
     assert blocks == image.blocks and start == 100
     assert cards.read_cbn(image.cbn()) == deck
-    with pytest.raises(ValueError, match="no start address"):
+    with pytest.raises(sap.DeckError, match="no END card"):
         assemble(" ORG 20\n HPR\n").deck()
+    with pytest.raises(sap.DeckError, match="line 3: the END card has no start address"):
+        assemble(" ORG 20\n HPR\n END\n").deck()
 
 
 def test_sample_programs_assemble() -> None:
