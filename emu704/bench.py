@@ -101,6 +101,52 @@ def bench(backend: str = "c", instructions: int = 50_000_000, program: str = "ti
 
 DEFAULT_INSTRUCTIONS = {"python": 2_000_000, "c": 100_000_000}
 
+CALL_PROGRAM = """
+       ORG 100
+ENTRY  TRA BODY
+RETURN HTR ENTRY
+BODY   CLA A
+       ADD B
+       STO OUT
+       TRA RETURN
+A      PZE
+B      PZE
+C      PZE
+D      PZE
+OUT    PZE
+       END ENTRY
+"""
+
+
+def call_cost(calls: int = 200_000) -> tuple[float, float]:
+    """Host seconds per call of a 5-instruction routine with 4 words in and 1 out:
+    (through emu704.host_call, through FastMachine.run with reads and writes)."""
+    from emu704.fast import FastMachine
+    from emu704.host_call import CallStatus, HostCall
+
+    image = assemble(CALL_PROGRAM)
+    s = image.symbols
+    inputs = [s["A"], s["B"], s["C"], s["D"]]
+    m = FastMachine(image.memory_size)
+    image.load_into(m.write)
+    call = HostCall(m, inputs, [s["OUT"]], s["RETURN"])
+    words = [1, 2, 3, 4]
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        if call.call(words, s["ENTRY"]) is not CallStatus.RETURNED:
+            raise RuntimeError("the call routine did not return")
+        call.outputs  # noqa: B018 -- reading the answer is part of a call
+    fast = (time.perf_counter() - t0) / calls
+    slow_calls = max(1, calls // 10)
+    t0 = time.perf_counter()
+    for _ in range(slow_calls):
+        for a, w in zip(inputs, words, strict=True):
+            m.write(a, w)
+        m.ic = s["ENTRY"]
+        m.run()
+        m.read(s["OUT"])
+    return fast, (time.perf_counter() - t0) / slow_calls
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m emu704.bench", description=__doc__.split("\n\n")[0])
@@ -115,6 +161,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             n = args.instructions or DEFAULT_INSTRUCTIONS[backend]
             rate = bench(backend, n, program)
             print(f"emu704 {program:5s} {backend:6s} {rate / 1e6:8.2f} M instr/s  ({n:,} instructions)")
+    if "c" in backends:
+        fast, slow = call_cost()
+        print(f"emu704 call  c       {fast * 1e6:8.2f} us a host call (4 words in, 5 instructions, 1 out); "
+              f"{slow * 1e6:.2f} us through FastMachine.run")
     return 0
 
 

@@ -837,3 +837,36 @@ int emu704_run(emu704_cpu *cpu, uint64_t max_instructions, uint64_t cycle_deadli
     cpu->sense_lights = r.lights;
     return status;
 }
+
+/* ---- the host call ---- */
+
+#define CODE_HTR 00000u
+#define CODE_HPR 00420u
+
+int emu704_call(emu704_cpu *cpu, int64_t entry,
+                const uint32_t *in_addr, const uint64_t *in_words, uint32_t n_in,
+                const uint32_t *out_addr, uint64_t *out_words, uint32_t n_out,
+                uint32_t return_at, uint64_t max_instructions, uint64_t cycle_deadline)
+{
+    const uint64_t amask = cpu->amask;
+    for (uint32_t i = 0; i < n_in; i++)
+        cpu->mem[in_addr[i] & amask] = in_words[i] & WORD_MASK;
+    if (entry >= 0)
+        cpu->ic = (uint64_t)entry & amask;
+    if (emu704_run(cpu, max_instructions, cycle_deadline) == EMU704_RUN_LIMIT)
+        return EMU704_CALL_LIMIT;
+    /* emu704_run stopped before an instruction it leaves to Python, ic on it. */
+    uint64_t w = cpu->mem[cpu->ic & amask];
+    unsigned code = (unsigned)(w >> 24) & 07777u;
+    if ((cpu->ic & amask) != (return_at & amask) || (code != CODE_HTR && code != CODE_HPR))
+        return EMU704_CALL_PYTHON;
+    if (code == CODE_HTR && ((w >> 15) & 7u))
+        return EMU704_CALL_PYTHON; /* an indexed HTR: its restart address is Python's to work out */
+    /* The halt the Python reference would execute: counted the same way. */
+    cpu->instructions += 1;
+    cpu->cycles += 2;
+    cpu->ic = code == CODE_HTR ? (w & amask) : ((cpu->ic + 1) & amask);
+    for (uint32_t i = 0; i < n_out; i++)
+        out_words[i] = cpu->mem[out_addr[i] & amask];
+    return EMU704_CALL_RETURNED;
+}

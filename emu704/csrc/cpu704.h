@@ -117,6 +117,24 @@ void emu704_init(emu704_cpu *cpu, const emu704_isa *isa, uint32_t memory_words);
  * Python side executes.  Counters are kept in cpu->instructions, cpu->cycles. */
 int emu704_run(emu704_cpu *cpu, uint64_t max_instructions, uint64_t cycle_deadline);
 
+/* emu704_call() results. */
+#define EMU704_CALL_RETURNED 0 /* the program halted (HTR or HPR) at return_at: outputs read */
+#define EMU704_CALL_LIMIT 1    /* the instruction limit or the cycle deadline came first; ic kept,
+                                  so calling again with entry -1 resumes exactly */
+#define EMU704_CALL_PYTHON 2   /* stopped on an instruction the Python side must run: I/O, or a
+                                  halt anywhere but return_at (a data word executed, a stray HTR) */
+
+/* One host call of a routine, as cheap as the machine allows.  Stores the n_in
+ * words in_words[i] at in_addr[i] (masked to 36 bits and to the memory size),
+ * sets ic = entry unless entry is negative (resume), runs as emu704_run()
+ * does, and when the program halts at return_at (HTR there counts as Python
+ * counts it: 1 instruction, 2 cycles, restart at its address; HPR restarts at
+ * the next location) reads out_words[i] from out_addr[i]. */
+int emu704_call(emu704_cpu *cpu, int64_t entry,
+                const uint32_t *in_addr, const uint64_t *in_words, uint32_t n_in,
+                const uint32_t *out_addr, uint64_t *out_words, uint32_t n_out,
+                uint32_t return_at, uint64_t max_instructions, uint64_t cycle_deadline);
+
 /* The op code emu704_run() would execute for the word at address (after the
  * +-0760 sub-op binding of tag-0 words); for tests. */
 int emu704_decoded_op(emu704_cpu *cpu, uint32_t address);

@@ -20,6 +20,7 @@ from emu704.devices import CardPunch, CardReader, Printer
 from emu704.disasm import disassemble_word
 from emu704.loader import LoadError, load_card
 from emu704.sap import SapError, assemble_file
+from emu704.symbols import write_symbols
 from samuel.commands.analyse import positive_int
 
 MEMORY_CHOICES = {"4": 4096, "8": 8192, "32": 32768, "4096": 4096, "8192": 8192, "32768": 32768}
@@ -74,8 +75,11 @@ def run_asm(args: argparse.Namespace) -> int:
         print(f"samuel emu704 asm: {args.source}: {exc}" if str(args.source) not in str(exc)
               else f"samuel emu704 asm: {exc}", file=sys.stderr)
         return 2
+    symbols_path = Path(deck_path).with_suffix(".sym")
+    write_symbols(image, symbols_path)  # so a host can drive the deck by name
     words = sum(len(ws) for _, ws in image.blocks)
     print(f"deck     {deck_path} ({len(image.deck())} cards)")
+    print(f"symbols  {symbols_path} ({len(image.symbols)} names)")
     print(f"program  {words} words in {len(image.blocks)} block(s), start {image.start:05o} (octal)")
     return 0
 
