@@ -1,0 +1,129 @@
+"""Samuel's checkers program on the emulated IBM 704: the host side of the 704 backend.
+
+The program is 704 assembly (``emu704/programs/checkers.sap``), written in
+Samuel's board representation: four words FA, BA, FP, BP (the active and
+passive side's pieces that move toward square 32, and toward square 1), each
+square at the bit ``(s-1) + (s-1)//8`` so that every step is a shift by 4 or 5.
+This module assembles it once per process, loads it into a C-backed 704 and
+calls its entries through ``emu704.host_call``: one C call a request, the whole
+walk of the tree inside the 704 program.
+
+704 time is the program's cycle count at 12 microseconds a cycle, the real
+machine's pace.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from importlib import resources
+
+from engine.board import Board
+from engine.core import RawPosition
+from engine.errors import SamuelError
+from engine.types import BLACK
+
+CYCLE_SECONDS = 12e-6
+"""One 704 machine cycle."""
+DEFAULT_BUDGET = 10**10
+"""Cycles a request may take before it is stopped (about 33 hours of 704 time)."""
+MEMORY_WORDS = 32768
+MAX_JUMPS = 12
+"""Single jumps in one move at most (a side has 12 pieces to lose)."""
+
+
+class Program704Error(SamuelError):
+    """The 704 program could not answer: out of cycles, out of stack, or stopped where it should not."""
+
+
+@dataclass(frozen=True)
+class Run704:
+    """One answer of the 704 program and what it cost on the 704."""
+
+    value: int
+    cycles: int
+    instructions: int
+
+    @property
+    def seconds_704(self) -> float:
+        """The time the real 704 would have taken."""
+        return self.cycles * CYCLE_SECONDS
+
+
+def _ghost(squares: int) -> int:
+    """Squares 1-32 (bit s-1) in Samuel's layout (bit (s-1) + (s-1)//8)."""
+    out = 0
+    while squares:
+        low = squares & -squares
+        i = low.bit_length() - 1
+        out |= 1 << (i + i // 8)
+        squares ^= low
+    return out
+
+
+def board_words(raw: RawPosition) -> list[int]:
+    """[FA, BA, FP, BP] of a position: Samuel's four words, the side to move active.
+
+    Black's men move toward square 32 and White's toward square 1; a king moves
+    both ways, so it is in both words of its side.
+    """
+    bm, bk, wm, wk = (_ghost(x) for x in (raw.black_men, raw.black_kings, raw.white_men, raw.white_kings))
+    black, white = bm | bk, wm | wk
+    if raw.turn == BLACK:
+        return [black, bk, wk, white]
+    return [wk, white, black, bk]
+
+
+@functools.cache
+def _image() -> object:
+    from emu704.sap import assemble
+
+    source = resources.files("emu704").joinpath("programs", "checkers.sap").read_text(encoding="utf-8")
+    return assemble(source, MEMORY_WORDS, name="checkers.sap")
+
+
+class Program704:
+    """Samuel's checkers program loaded in an emulated 704 (C fast path), ready to be called."""
+
+    def __init__(self) -> None:
+        from emu704.fast import FastMachine
+        from emu704.host_call import HostCall
+        from emu704.symbols import table_of
+
+        image = _image()
+        self.symbols = table_of(image)  # type: ignore[arg-type]
+        self.machine = FastMachine(MEMORY_WORDS)
+        image.load_into(self.machine.write)  # type: ignore[attr-defined]
+        a = self.symbols.address
+        self._perft = HostCall(self.machine, [a(n) for n in ("IFA", "IBA", "IFP", "IBP", "IDEPTH")],
+                               [a("ONODES")], a("RETURN"))
+        self.entry = a("ENTRY")
+        self.max_ply = a("MAXPLY")
+        self.max_depth = self.max_ply - MAX_JUMPS
+        """Deepest request: every ply of it may end in a move of up to MAX_JUMPS single jumps,
+        each a record of its own."""
+
+    def perft(self, board: Board, depth: int, *, max_cycles: int = DEFAULT_BUDGET) -> Run704:
+        """Leaves of ``board``'s tree to ``depth`` plies, counted by the 704 program."""
+        if not 0 <= depth <= self.max_depth:
+            raise Program704Error(f"perft depth must be 0..{self.max_depth} (the program's ply stack), "
+                                  f"got {depth}")
+        return self._run(self._perft, [*board_words(board.raw), depth], max_cycles, f"perft {depth}")
+
+    def _run(self, call: object, words: list[int], max_cycles: int, what: str) -> Run704:
+        from emu704.host_call import CallStatus, HostCall
+
+        assert isinstance(call, HostCall)
+        m = self.machine
+        c0, i0 = m.cycles, m.instructions
+        status = call.call(words, self.entry, max_cycles=max_cycles)
+        cycles, instructions = m.cycles - c0, m.instructions - i0
+        if status == CallStatus.LIMIT:
+            raise Program704Error(f"{what}: the 704 program used its budget of {max_cycles:,} cycles "
+                                  f"({max_cycles * CYCLE_SECONDS:,.0f} s of 704 time) without answering")
+        if status == CallStatus.STOPPED:
+            if m.ic == self.symbols.symbols.get("FULL"):
+                raise Program704Error(f"{what}: a line deeper than the 704 program's ply stack "
+                                      f"({self.max_ply} records)")
+            raise Program704Error(f"{what}: the 704 program {call.where(self.symbols.data_words)}")
+        return Run704(call.outputs[0], cycles, instructions)

@@ -1,0 +1,110 @@
+"""Samuel's checkers program in 704 assembly (emu704/programs/checkers.sap), run on the emulated 704:
+its perft equals the C core's from the start position and on random positions, with kings and
+multiple jumps; its bad input is a named error."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine import core
+from engine.board import Board
+from engine.errors import FenError
+from engine.program704 import Program704, Program704Error, board_words
+
+START_PERFT = [1, 7, 49, 302, 1469, 7361, 36768]
+
+
+@pytest.fixture(scope="module")
+def program() -> Program704:
+    return Program704()
+
+
+def random_positions(n: int, seed: int) -> list[Board]:
+    """Random placements (at most 12 a side, men on a king row crowned), either side to move."""
+    rng = random.Random(seed)
+    out: list[Board] = []
+    while len(out) < n:
+        squares = rng.sample(range(1, 33), rng.randint(2, 24))
+        groups: dict[str, list[str]] = {"W": [], "B": []}
+        for sq in sorted(squares):
+            letter = rng.choice("bbBwwW")
+            colour = letter.upper()
+            if len(groups[colour]) == 12:
+                continue
+            king = letter.isupper() or (colour == "B" and sq >= 29) or (colour == "W" and sq <= 4)
+            groups[colour].append(("K" if king else "") + str(sq))
+        fen = f"{rng.choice('BW')}:W{','.join(groups['W'])}:B{','.join(groups['B'])}"
+        try:
+            out.append(Board(fen))
+        except FenError:
+            continue
+    return out
+
+
+def test_board_words_are_samuels() -> None:
+    fa, ba, fp, bp = board_words(Board().raw)
+    assert fa == sum(1 << ((s - 1) + (s - 1) // 8) for s in range(1, 13))
+    assert ba == 0 and fp == 0  # no kings yet
+    assert bp == sum(1 << ((s - 1) + (s - 1) // 8) for s in range(21, 33))
+    white = board_words(Board("W:W21,K30:B1,K9").raw)
+    assert white[0] == 1 << (29 + 29 // 8)  # White active: FA holds its kings only
+    assert white[3] == 1 << (8 + 1)  # BP: Black's king on 9 (bit 9: the ghost at 8 skipped)
+
+
+@pytest.mark.parametrize("depth", range(7))
+def test_perft_from_the_start_equals_the_core(program: Program704, depth: int) -> None:
+    run = program.perft(Board(), depth)
+    assert run.value == START_PERFT[depth] == core.perft(Board().raw, depth)
+    assert run.cycles > 0 and run.seconds_704 == pytest.approx(run.cycles * 12e-6)
+
+
+def test_perft_on_random_positions_equals_the_core(program: Program704) -> None:
+    for board in random_positions(300, 704):
+        assert program.perft(board, 3).value == core.perft(board.raw, 3), board.fen()
+
+
+def test_perft_after_random_games_equals_the_core(program: Program704) -> None:
+    """Positions from play: crowded boards, exchanges, kings made in the game."""
+    rng = random.Random(1959)
+    for _ in range(20):
+        board = Board()
+        for _ply in range(rng.randint(10, 80)):
+            moves = board.legal_moves
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+            if _ply % 7 == 0:
+                assert program.perft(board, 3).value == core.perft(board.raw, 3), board.fen()
+
+
+@pytest.mark.slow
+def test_deep_perft_and_many_positions(program: Program704) -> None:
+    assert program.perft(Board(), 8).value == core.perft(Board().raw, 8)
+    for board in random_positions(3000, 1):
+        assert program.perft(board, 4).value == core.perft(board.raw, 4), board.fen()
+
+
+def test_a_line_deeper_than_the_stack_stops_where_the_host_can_tell() -> None:
+    """The stack guard (TXH FULL at DOWN), tried on a copy whose stack holds 3 plies."""
+    small = Program704()
+    down = small.symbols.address("DOWN")
+    word = small.machine.read(down)
+    decrement = (word >> 18) & 0o77777
+    assert decrement == (small.max_ply - 1) * small.symbols.address("RSIZE")
+    small.machine.write(down, (word & ~(0o77777 << 18)) | (2 * small.symbols.address("RSIZE")) << 18)
+    with pytest.raises(Program704Error, match="deeper than the 704 program's"):
+        small.perft(Board(), 5)
+    assert small.perft(Board(), 2).value == 49  # shallow lines still fit, and it goes on
+
+
+def test_a_runaway_is_stopped_by_the_cycle_budget(program: Program704) -> None:
+    with pytest.raises(Program704Error, match="budget of 10,000 cycles"):
+        program.perft(Board(), 6, max_cycles=10_000)
+    assert program.perft(Board(), 2).value == 49
+
+
+def test_depth_outside_the_stack_is_refused(program: Program704) -> None:
+    with pytest.raises(Program704Error, match=r"perft depth must be 0\.\.115"):
+        program.perft(Board(), 116)
