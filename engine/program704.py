@@ -17,11 +17,15 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from importlib import resources
+from typing import TYPE_CHECKING
 
 from engine.board import Board
 from engine.core import RawPosition
 from engine.errors import SamuelError
 from engine.types import BLACK
+
+if TYPE_CHECKING:
+    from emu704.host_call import HostCall
 
 CYCLE_SECONDS = 12e-6
 """One 704 machine cycle."""
@@ -95,9 +99,17 @@ class Program704:
         self.machine = FastMachine(MEMORY_WORDS)
         image.load_into(self.machine.write)  # type: ignore[attr-defined]
         a = self.symbols.address
-        self._perft = HostCall(self.machine, [a(n) for n in ("IFA", "IBA", "IFP", "IBP", "IDEPTH")],
-                               [a("ONODES")], a("RETURN"))
-        self.entry = a("ENTRY")
+        ret = a("RETURN")
+        board_in = [a(n) for n in ("IFA", "IBA", "IFP", "IBP")]
+        m = self.machine
+        # Each entry of the program's table with its input and output words.
+        self._perft = (HostCall(m, [*board_in, a("IDEPTH")], [a("ONODES")], ret), a("ENTRY"))
+        self._moves = (HostCall(m, board_in, [a(n) for n in ("OS1", "OS2", "OS3", "OS4", "OKIND")], ret),
+                       a("EMOVES"))
+        self._make = (HostCall(m, [*board_in, a("IF"), a("IT"), a("IC")],
+                               [a(n) for n in ("OFA", "OBA", "OFP", "OBP", "OEND")], ret), a("EMAKE"))
+        self._count = (HostCall(m, [a("IW")], [a("OCOUNT")], ret), a("ECOUNT"))
+        self._run((HostCall(m, [], [], ret), a("EINIT")), [], DEFAULT_BUDGET, "building the bit-count table")
         self.max_ply = a("MAXPLY")
         self.max_depth = self.max_ply - MAX_JUMPS
         """Deepest request: every ply of it may end in a move of up to MAX_JUMPS single jumps,
@@ -110,13 +122,32 @@ class Program704:
                                   f"got {depth}")
         return self._run(self._perft, [*board_words(board.raw), depth], max_cycles, f"perft {depth}")
 
-    def _run(self, call: object, words: list[int], max_cycles: int, what: str) -> Run704:
-        from emu704.host_call import CallStatus, HostCall
+    def moves(self, board: Board) -> tuple[list[int], bool, Run704]:
+        """Samuel's "find all moves": the from-squares of the moves plus 4, plus 5, minus 4 and
+        minus 5 (as Samuel-layout words), whether they are jumps, and the cost."""
+        run = self._run(self._moves, board_words(board.raw), DEFAULT_BUDGET, "find all moves")
+        out = self._moves[0].outputs
+        return out[:4], bool(out[4]), run
 
-        assert isinstance(call, HostCall)
+    def make(self, words: list[int], frm: int, to: int, captured: int = 0) -> tuple[list[int], bool, Run704]:
+        """One single step (a move, or one jump of a multiple jump) on Samuel's words, as bits in his
+        layout: the four words after it, still from the mover's side, whether the move is over
+        (False: the same piece jumps on), and the cost."""
+        run = self._run(self._make, [*words, frm, to, captured], DEFAULT_BUDGET, "make a move")
+        out = self._make[0].outputs
+        return out[:4], bool(out[4]), run
+
+    def count(self, word: int) -> Run704:
+        """One bits of a 35-bit word, counted by table look-up on the 704."""
+        return self._run(self._count, [word & ((1 << 35) - 1)], DEFAULT_BUDGET, "count bits")
+
+    def _run(self, entry: tuple[HostCall, int], words: list[int], max_cycles: int, what: str) -> Run704:
+        from emu704.host_call import CallStatus
+
+        call, address = entry
         m = self.machine
         c0, i0 = m.cycles, m.instructions
-        status = call.call(words, self.entry, max_cycles=max_cycles)
+        status = call.call(words, address, max_cycles=max_cycles)
         cycles, instructions = m.cycles - c0, m.instructions - i0
         if status == CallStatus.LIMIT:
             raise Program704Error(f"{what}: the 704 program used its budget of {max_cycles:,} cycles "
@@ -126,4 +157,5 @@ class Program704:
                 raise Program704Error(f"{what}: a line deeper than the 704 program's ply stack "
                                       f"({self.max_ply} records)")
             raise Program704Error(f"{what}: the 704 program {call.where(self.symbols.data_words)}")
-        return Run704(call.outputs[0], cycles, instructions)
+        outputs = call.outputs
+        return Run704(outputs[0] if outputs else 0, cycles, instructions)

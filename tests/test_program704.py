@@ -108,3 +108,58 @@ def test_a_runaway_is_stopped_by_the_cycle_budget(program: Program704) -> None:
 def test_depth_outside_the_stack_is_refused(program: Program704) -> None:
     with pytest.raises(Program704Error, match=r"perft depth must be 0\.\.115"):
         program.perft(Board(), 116)
+
+
+def _bit(square: int) -> int:
+    return 1 << ((square - 1) + (square - 1) // 8)
+
+
+def _square(bit: int) -> int:
+    i = bit.bit_length() - 1
+    return i - i // 9 + 1
+
+
+def _bits(word: int) -> list[int]:
+    return [1 << i for i in range(35) if word >> i & 1]
+
+
+STEPS = (4, 5, -4, -5)
+
+
+def test_find_all_moves_gives_the_legal_first_steps(program: Program704) -> None:
+    for board in [Board(), *random_positions(400, 11)]:
+        sets, jumps, run = program.moves(board)
+        legal = board.legal_moves
+        assert jumps == any(m.is_capture for m in legal), board.fen()
+        found = set()
+        for word, step in zip(sets, STEPS, strict=True):
+            for b in _bits(word):
+                to = b << (2 * step) if step > 0 else b >> (-2 * step)
+                if not jumps:
+                    to = b << step if step > 0 else b >> -step
+                found.add((_square(b), _square(to)))
+        assert found == {(m.path[0], m.path[1]) for m in legal}, board.fen()
+        assert run.cycles > 0
+
+
+def test_make_a_move_equals_the_engine(program: Program704) -> None:
+    for board in [Board(), *random_positions(300, 12)]:
+        for move in board.legal_moves:
+            words = board_words(board.raw)
+            path, caps = list(move.path), list(move.captures)
+            over = False
+            for k in range(len(path) - 1):
+                cap = _bit(caps[k]) if move.is_capture else 0
+                words, over, _run = program.make(words, _bit(path[k]), _bit(path[k + 1]), cap)
+                assert over == (k == len(path) - 2), (board.fen(), move)
+                words = [*words]
+            after = board.copy()
+            after.push(move)
+            # The move is over: the sides change roles, (FA, BA, FP, BP) -> (FP, BP, FA, BA).
+            assert [words[2], words[3], words[0], words[1]] == board_words(after.raw), (board.fen(), move)
+
+
+def test_bit_count_by_table_look_up(program: Program704) -> None:
+    rng = random.Random(35)
+    for word in [0, 1, (1 << 35) - 1, *(rng.getrandbits(35) for _ in range(500))]:
+        assert program.count(word).value == bin(word).count("1")
