@@ -1,0 +1,91 @@
+"""Figures of Samuel's checkers program on the emulated 704 (emu704/programs/checkers.sap).
+
+    .venv/bin/python scripts/bench_704.py [--positions 2000] [--perft-depth 7]
+
+* The timing table of Samuel 1959, Appendix A, beside ours from the 704's cycle
+  counter (12 microseconds a cycle): each entry's mean over random positions
+  from play, the host-call set-up inside the 704 (reading the position in and
+  the answer out) included.
+* Wall speed on the C emulator: perft of the start position walked inside the
+  704 program, nodes per second of host time and 704 time per node.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine import core
+from engine.board import Board
+from engine.program704 import CYCLE_SECONDS, Program704, board_words
+
+SAMUEL_MS = {"find all moves": 2.6, "make a move": 1.5, "bit count": 0.408}
+
+
+def positions_from_play(n: int, seed: int) -> list[Board]:
+    rng = random.Random(seed)
+    out: list[Board] = []
+    while len(out) < n:
+        board = Board()
+        for _ in range(rng.randint(0, 60)):
+            moves = board.legal_moves
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+        if board.legal_moves:
+            out.append(board)
+    return out
+
+
+def bit(square: int) -> int:
+    return 1 << ((square - 1) + (square - 1) // 8)
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--positions", type=int, default=2000)
+    p.add_argument("--perft-depth", type=int, default=7)
+    args = p.parse_args()
+    program = Program704()
+    boards = positions_from_play(args.positions, 1959)
+
+    cycles: dict[str, list[int]] = {k: [] for k in SAMUEL_MS}
+    rng = random.Random(704)
+    for board in boards:
+        cycles["find all moves"].append(program.moves(board)[2].cycles)
+        move = rng.choice(board.legal_moves)
+        cap = bit(move.captures[0]) if move.is_capture else 0
+        cycles["make a move"].append(program.make(board_words(board.raw), bit(move.path[0]),
+                                                  bit(move.path[1]), cap)[2].cycles)
+        cycles["bit count"].append(program.count(rng.getrandbits(35)).cycles)
+    print(f"704 time per call, mean of {len(boards)} positions from random play (12 us a cycle):")
+    print(f"{'routine':16} {'Samuel 1959':>12} {'ours':>10} {'cycles':>8} {'ratio':>6}")
+    for name, cs in cycles.items():
+        mean = statistics.fmean(cs)
+        ms = mean * CYCLE_SECONDS * 1000
+        print(f"{name:16} {SAMUEL_MS[name]:9.3f} ms {ms:7.3f} ms {mean:8.1f} {ms / SAMUEL_MS[name]:6.2f}")
+
+    board = Board()
+    t0 = time.perf_counter()
+    run = program.perft(board, args.perft_depth)
+    wall = time.perf_counter() - t0
+    assert run.value == core.perft(board.raw, args.perft_depth)
+    # Nodes walked: every position the walk entered, interior and leaves.
+    nodes = sum(core.perft(board.raw, d) for d in range(args.perft_depth + 1))
+    print(f"perft {args.perft_depth} from the start inside the 704 program: {run.value:,} leaves, "
+          f"{nodes:,} nodes in {wall * 1000:.1f} ms of host time: {nodes / wall / 1e6:.2f} M nodes/s, "
+          f"{wall / nodes * 1e6:.3f} us a node")
+    print(f"704 time: {run.seconds_704:,.1f} s, {run.cycles / nodes:.0f} cycles = "
+          f"{run.cycles / nodes * CYCLE_SECONDS * 1000:.2f} ms a node, {run.instructions:,} instructions "
+          f"({run.instructions / wall / 1e6:.0f} M instructions/s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
