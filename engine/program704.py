@@ -54,6 +54,39 @@ class Run704:
         return self.cycles * CYCLE_SECONDS
 
 
+@dataclass(frozen=True)
+class Search704:
+    """What the 704 program's search found."""
+
+    score: int
+    """For the side to move: piece advantage (men 2, kings 3), or -20000 for a lost position."""
+    first_from: int | None
+    """The best move's first step (squares 1-32; None at depth 0): a multiple jump is identified
+    by its first jump, as the program makes it one jump at a time."""
+    first_to: int | None
+    nodes: int
+    cycles: int
+    instructions: int
+
+    @property
+    def seconds_704(self) -> float:
+        return self.cycles * CYCLE_SECONDS
+
+
+def _signed(word: int) -> int:
+    """A 704 word (sign and magnitude) as an int."""
+    magnitude = word & ((1 << 35) - 1)
+    return -magnitude if word >> 35 & 1 else magnitude
+
+
+def _square_of(bit: int) -> int | None:
+    """The square of a one-bit word in Samuel's layout (None for 0)."""
+    if not bit:
+        return None
+    i = bit.bit_length() - 1
+    return i - i // 9 + 1
+
+
 def _ghost(squares: int) -> int:
     """Squares 1-32 (bit s-1) in Samuel's layout (bit (s-1) + (s-1)//8)."""
     out = 0
@@ -109,6 +142,8 @@ class Program704:
         self._make = (HostCall(m, [*board_in, a("IF"), a("IT"), a("IC")],
                                [a(n) for n in ("OFA", "OBA", "OFP", "OBP", "OEND")], ret), a("EMAKE"))
         self._count = (HostCall(m, [a("IW")], [a("OCOUNT")], ret), a("ECOUNT"))
+        self._search = (HostCall(m, [*board_in, a("IDEPTH")],
+                                 [a(n) for n in ("OSCORE", "OBESTF", "OBESTT", "ONODES")], ret), a("ESRCH"))
         self._run((HostCall(m, [], [], ret), a("EINIT")), [], DEFAULT_BUDGET, "building the bit-count table")
         self.max_ply = a("MAXPLY")
         self.max_depth = self.max_ply - MAX_JUMPS
@@ -136,6 +171,15 @@ class Program704:
         run = self._run(self._make, [*words, frm, to, captured], DEFAULT_BUDGET, "make a move")
         out = self._make[0].outputs
         return out[:4], bool(out[4]), run
+
+    def search(self, board: Board, depth: int, *, max_cycles: int = DEFAULT_BUDGET) -> Search704:
+        """Negamax with alpha-beta to ``depth`` moves, piece advantage (men 2, kings 3) at the leaves."""
+        if not 0 <= depth <= self.max_depth:
+            raise Program704Error(f"search depth must be 0..{self.max_depth} (the program's ply stack), "
+                                  f"got {depth}")
+        run = self._run(self._search, [*board_words(board.raw), depth], max_cycles, f"search {depth}")
+        score, frm, to, nodes = self._search[0].outputs
+        return Search704(_signed(score), _square_of(frm), _square_of(to), nodes, run.cycles, run.instructions)
 
     def count(self, word: int) -> Run704:
         """One bits of a 35-bit word, counted by table look-up on the 704."""

@@ -163,3 +163,67 @@ def test_bit_count_by_table_look_up(program: Program704) -> None:
     rng = random.Random(35)
     for word in [0, 1, (1 << 35) - 1, *(rng.getrandbits(35) for _ in range(500))]:
         assert program.count(word).value == bin(word).count("1")
+
+
+INF, LOSS = 30000, -20000
+
+
+def reference_value(board: Board, depth: int) -> int:
+    """Plain negamax over whole moves, the 704 program's rules and evaluation, written from them."""
+    if depth == 0:
+        r = board.raw
+        mine, theirs = (r.black_men, r.black_kings), (r.white_men, r.white_kings)
+        if r.turn != 0:
+            mine, theirs = theirs, mine
+        return (2 * mine[0].bit_count() + 3 * mine[1].bit_count()
+                - 2 * theirs[0].bit_count() - 3 * theirs[1].bit_count())
+    moves = board.legal_moves
+    if not moves:
+        return LOSS
+    best = -INF
+    for m in moves:
+        board.push(m)
+        best = max(best, -reference_value(board, depth - 1))
+        board.pop()
+    return best
+
+
+def test_search_score_equals_a_plain_minimax(program: Program704) -> None:
+    boards = [Board(), *positions_from_play(120, 5), *random_positions(60, 6)]
+    for i, board in enumerate(boards):
+        depth = 4 if i < 20 else 3
+        found = program.search(board, depth)
+        want = reference_value(board.copy(), depth)
+        assert found.score == want, (board.fen(), depth)
+        if board.legal_moves:  # the best move's first step starts a move worth the score
+            candidates = [m for m in board.legal_moves
+                          if (m.path[0], m.path[1]) == (found.first_from, found.first_to)]
+            assert candidates, (board.fen(), found)
+            values = []
+            for m in candidates:
+                board.push(m)
+                values.append(-reference_value(board, depth - 1))
+                board.pop()
+            assert want in values
+        assert found.nodes > 0
+
+
+def test_alpha_beta_cuts_the_tree(program: Program704) -> None:
+    found = program.search(Board(), 6)
+    walked = sum(core.perft(Board().raw, d) for d in range(7))
+    assert found.nodes < walked / 3  # cut-offs at work (a full-width walk visits every node)
+    assert found.score == 0  # six plies from the start win nothing
+
+
+def positions_from_play(n: int, seed: int) -> list[Board]:
+    rng = random.Random(seed)
+    out: list[Board] = []
+    while len(out) < n:
+        board = Board()
+        for _ in range(rng.randint(0, 70)):
+            moves = board.legal_moves
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+        out.append(board)
+    return out
