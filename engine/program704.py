@@ -15,6 +15,7 @@ machine's pace.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING
@@ -32,6 +33,10 @@ CYCLE_SECONDS = 12e-6
 DEFAULT_BUDGET = 10**10
 """Cycles a request may take before it is stopped (about 33 hours of 704 time)."""
 MEMORY_WORDS = 32768
+LOSS_VALUE = -20000
+"""The program's value of a position whose side to move has no move."""
+SLICE_CYCLES = 1_000_000
+"""Cycles between looks at the clock and the stop flag (12 s of 704 time; about 3 ms here)."""
 MAX_JUMPS = 12
 """Single jumps in one move at most (a side has 12 pieces to lose)."""
 
@@ -115,7 +120,8 @@ def board_words(raw: RawPosition) -> list[int]:
 def _image() -> object:
     from emu704.sap import assemble
 
-    source = resources.files("emu704").joinpath("programs", "checkers.sap").read_text(encoding="utf-8")
+    program = resources.files("emu704").joinpath("programs").joinpath("checkers.sap")
+    source = program.read_text(encoding="utf-8")
     return assemble(source, MEMORY_WORDS, name="checkers.sap")
 
 
@@ -180,6 +186,31 @@ class Program704:
         run = self._run(self._search, [*board_words(board.raw), depth], max_cycles, f"search {depth}")
         score, frm, to, nodes = self._search[0].outputs
         return Search704(_signed(score), _square_of(frm), _square_of(to), nodes, run.cycles, run.instructions)
+
+    def search_sliced(self, board: Board, depth: int, should_stop: Callable[[], bool], *,
+                      slice_cycles: int = SLICE_CYCLES,
+                      on_slice: Callable[[int], None] | None = None) -> Search704 | None:
+        """``search`` run ``slice_cycles`` at a time, asking ``should_stop`` between slices;
+        None when it was stopped before it finished.  ``on_slice`` gets the cycles so far."""
+        from emu704.host_call import CallStatus
+
+        if not 0 <= depth <= self.max_depth:
+            raise Program704Error(f"search depth must be 0..{self.max_depth}, got {depth}")
+        call, address = self._search
+        m = self.machine
+        c0, i0 = m.cycles, m.instructions
+        status = call.call([*board_words(board.raw), depth], address, max_cycles=slice_cycles)
+        while status == CallStatus.LIMIT:
+            if on_slice is not None:
+                on_slice(m.cycles - c0)
+            if should_stop():
+                return None
+            status = call.resume(max_cycles=slice_cycles)
+        if status == CallStatus.STOPPED:
+            raise Program704Error(f"search {depth}: the 704 program {call.where(self.symbols.data_words)}")
+        score, frm, to, nodes = call.outputs
+        return Search704(_signed(score), _square_of(frm), _square_of(to), nodes, m.cycles - c0,
+                         m.instructions - i0)
 
     def count(self, word: int) -> Run704:
         """One bits of a 35-bit word, counted by table look-up on the 704."""

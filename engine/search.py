@@ -85,6 +85,8 @@ class SearchInfo:
     """Search leaves scored from the rote memory."""
     rote_depth: int = 0
     """Effective ply of the rote-memory score at the PV's end (stored ply + distance), or 0."""
+    machine_time: float = 0.0
+    """Seconds the emulated IBM 704 would have taken (the 704 backend; 0 for the modern core)."""
 
 
 @dataclass(frozen=True)

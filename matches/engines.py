@@ -76,7 +76,7 @@ except ModuleNotFoundError:  # Python 3.10
 T = TypeVar("T")
 
 PROTOCOLS: tuple[str, ...] = ("inproc", "hub", "cb", "dxp")
-INPROC_OPTIONS: tuple[str, ...] = ("evaluator", "mode", "hash")
+INPROC_OPTIONS: tuple[str, ...] = ("evaluator", "mode", "hash", "backend")
 """The options an in-process engine takes (``weights=`` sets ``evaluator`` to a file)."""
 DEFAULT_HASH_MB = 16
 DEFAULT_PORTS: dict[str, int] = {"dxp": 27531, "cb": 27532}
@@ -97,7 +97,7 @@ CLIENT_GRACE = 1e6
 _TIME_KEYS = ("st", "tc", "depth", "nodes", "timemargin")
 _KEYS = (
     "name", "proto", "cmd", "arg", "dir", "host", "port", "tcp", "option.NAME", "eval", "evaluator",
-    "mode", "hash", "weights", *_TIME_KEYS,
+    "mode", "hash", "backend", "weights", *_TIME_KEYS,
 )
 
 
@@ -237,6 +237,11 @@ class _Draft:
             self.options["evaluator"] = self.path(ev) if ev.endswith(".json") else ev
         elif low in ("mode", "hash"):
             self.options[low] = self.text(k, value).strip()
+        elif low == "backend":
+            backend = self.text(k, value).strip().lower()
+            if backend not in ("modern", "704"):
+                raise self.fail(f"backend= must be modern or 704, got {value!r}")
+            self.options["backend"] = backend
         elif low == "weights":
             self.weights = self.path(self.text(k, value))
         elif low in _TIME_KEYS:
@@ -485,9 +490,15 @@ class InProcessPlayer(Player):
         self._shutdown()
         options = dict(self.spec.options)
         try:
-            evaluator = evaluators.by_name(options.get("evaluator", "default"))
-            mode = Mode.parse(options.get("mode", "pvs"))
-            self._searcher = Searcher(evaluator, mode=mode, hash_mb=int(options.get("hash", DEFAULT_HASH_MB)))
+            if options.get("backend", "modern") == "704":
+                from engine.backend704 import Searcher704  # the emulated 704, only when asked for
+
+                self._searcher = Searcher704()  # type: ignore[assignment]
+            else:
+                evaluator = evaluators.by_name(options.get("evaluator", "default"))
+                mode = Mode.parse(options.get("mode", "pvs"))
+                self._searcher = Searcher(evaluator, mode=mode,
+                                          hash_mb=int(options.get("hash", DEFAULT_HASH_MB)))
         except (SamuelError, ValueError, OSError, MemoryError) as exc:
             self._alive = False
             raise PlayerFault(Ending.CRASH, f"{self.who} cannot start: {exc}") from None

@@ -550,10 +550,14 @@ class StatusFields:
     nodes: int
     nps: int
     pv: tuple[str, ...] = field(default=())
+    machine_time: float = 0.0
+    """Seconds of IBM 704 time (the 704 backend), shown when not 0."""
 
 
 def status_text(f: StatusFields) -> str:
     text = f"depth {f.depth}/{f.seldepth} score {f.score} time {f.time:.3f} nodes {f.nodes} nps {f.nps}"
+    if f.machine_time:
+        text += f" 704-time {f.machine_time:.3f}"
     return f"{text} pv {' '.join(f.pv)}" if f.pv else text
 
 
@@ -563,6 +567,7 @@ _STATUS_RE = re.compile(
     r"(?: time (?P<time>\d+(?:\.\d+)?))?"
     r"(?: nodes (?P<nodes>\d+))?"
     r"(?: nps (?P<nps>\d+))?"
+    r"(?: 704-time (?P<machine>\d+(?:\.\d+)?))?"
     r"(?: pv (?P<pv>.*))?"
 )
 

@@ -332,7 +332,7 @@ def _status_of(board: Board, info: SearchInfo) -> str:
         pv.append(g.move_text(m))
         b.push(m)
     fields = g.StatusFields(info.depth, info.seldepth, str(info.score), info.time, info.nodes, info.nps,
-                            tuple(pv))
+                            tuple(pv), info.machine_time)
     return g.status_text(fields)
 
 

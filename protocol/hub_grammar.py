@@ -457,6 +457,7 @@ def format_info(board: Board, info: SearchInfo) -> str:
             ("nodes", info.nodes),
             ("time", f"{info.time:.3f}"),
             ("nps", f"{info.nps / 1e6:.1f}"),
+            *([("704-time", f"{info.machine_time:.3f}")] if info.machine_time else []),
             ("pv", format_pv(board, info.pv)),
         ],
         always_quote=["pv"],

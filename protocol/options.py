@@ -13,8 +13,8 @@ from engine import evaluators
 from engine.errors import OptionError
 from engine.search import Mode
 
-BACKENDS: tuple[str, ...] = ("modern",)
-"""Engines a session can play with.  The emulated IBM 704 joins when its program lands."""
+BACKENDS: tuple[str, ...] = ("modern", "704")
+"""Engines a session can play with: the modern C core, or Samuel's program on the emulated IBM 704."""
 
 MODES: tuple[str, ...] = ("pvs", "samuel", "shannon-a")
 
@@ -74,7 +74,8 @@ ENGINE_OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("hash", "int", "16", minimum=1, maximum=4096,
                help="transposition table size in MB"),
     OptionSpec("backend", "enum", "modern", BACKENDS,
-               help="which engine plays: the modern core (the IBM 704 joins later)"),
+               help="which engine plays: the modern core, or Samuel's program in 704 assembly on the "
+                    "emulated IBM 704 (its own search and piece-advantage evaluation)"),
 )
 
 SPECS: dict[str, OptionSpec] = {o.name: o for o in ENGINE_OPTIONS}

@@ -166,7 +166,7 @@ class EngineSession:
         self.options.set("backend", d.backend)
         self.budget = d.hash_budget
         self._searcher: Searcher | None = None
-        self._searcher_key: tuple[str, str, str] | None = None
+        self._searcher_key: tuple[str, str, str, str] | None = None
         self._config_lock = threading.Lock()
         """Held while the searcher is built, resized, cleared or freed (in worker threads)."""
         self._clear_pending = False
@@ -212,9 +212,19 @@ class EngineSession:
             if self._closed:
                 raise SessionClosedError("the session is closed")
             o = self.options
-            key = (o.values["evaluator"], o.values["mode"], o.values["hash"])
+            key = (o.values["evaluator"], o.values["mode"], o.values["hash"], o.values["backend"])
             want = o.hash_mb
-            if self._searcher is None:
+            if self._searcher is not None and self._searcher_key is not None and \
+                    key[3] != self._searcher_key[3]:  # another backend: a new searcher
+                self._searcher.close()
+                self._searcher = None
+                self._release()
+            if self._searcher is None and o.values["backend"] == "704":
+                from engine.backend704 import Searcher704  # the emulator, only when asked for
+
+                self._searcher = Searcher704()  # type: ignore[assignment]
+                self._clear_pending = False
+            elif self._searcher is None:
                 self._reserve(want)
                 try:
                     self._searcher = Searcher(o.evaluator, mode=o.mode, hash_mb=want, rote=self.rote)
@@ -222,7 +232,7 @@ class EngineSession:
                     self._release()
                     raise TableMemoryError(f"cannot allocate a {want} MB transposition table") from None
                 self._clear_pending = False  # a new table is empty
-            elif key != self._searcher_key:
+            elif key != self._searcher_key and o.values["backend"] != "704":
                 s = self._searcher
                 s.set_evaluator(o.evaluator)
                 s.mode = o.mode

@@ -1,0 +1,167 @@
+"""The 704 backend: Samuel's checkers program on the emulated IBM 704, behind the Searcher interface.
+
+Sessions, the command line and matches ask a searcher for a move; with
+``backend=704`` that searcher is this one.  It deepens one move at a time, each
+iteration a whole search inside the 704 program (``engine.program704``), run a
+million cycles at a slice so that a stop or the clock is seen within a few
+milliseconds.  The move the program names (its first step, a multiple jump
+being a chain of steps) is matched against the legal moves, so nothing illegal
+ever leaves here, and every report carries the 704 time beside the host's.
+
+``pace="704"`` plays at the real machine's speed: each slice is held back to
+12 microseconds a cycle, so a user meets the 1959 machine at its own pace.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+from engine import core, timeman
+from engine.board import Board
+from engine.errors import GameOverError
+from engine.evaluators import MATERIAL, Evaluator
+from engine.limits import Limit
+from engine.move import Move
+from engine.program704 import CYCLE_SECONDS, LOSS_VALUE, Program704, Program704Error, Search704
+from engine.search import Mode, Score, SearchInfo, SearchResult
+
+PACES = ("emulator", "704")
+CENTI_MEN_PER_POINT = 50
+"""The program counts 2 a man and 3 a king; reports are in hundredths of a man."""
+
+
+def _score(value: int, depth: int) -> Score:
+    if value <= LOSS_VALUE // 2:
+        return Score(-(core.WIN - depth))  # lost within the search's depth
+    if value >= -LOSS_VALUE // 2:
+        return Score(core.WIN - depth)
+    return Score(value * CENTI_MEN_PER_POINT)
+
+
+class Searcher704:
+    """A searcher whose every move is found by the 704 program.  Not thread-safe beyond ``stop``."""
+
+    backend = "704"
+
+    def __init__(self, *, pace: str = "emulator", max_depth: int = 30) -> None:
+        if pace not in PACES:
+            raise ValueError(f"pace must be one of {', '.join(PACES)}, not {pace!r}")
+        self.program = Program704()
+        self.pace = pace
+        self.max_depth = min(max_depth, self.program.max_depth)
+        self.mode = Mode.SHANNON_A
+        """The program's own rules: full-width to a depth, with alpha-beta cut-offs."""
+        self._evaluator: Evaluator = MATERIAL
+        self._stop = threading.Event()
+        self.hash_mb = 0
+        """The program keeps no table: its memory is the 704's 32K words."""
+        self.rote = None
+
+    # -- the Searcher interface the sessions use ----------------------------------------------
+
+    @property
+    def evaluator(self) -> Evaluator:
+        return self._evaluator
+
+    def set_evaluator(self, evaluator: Evaluator) -> None:
+        """Kept for the interface: the 704 program evaluates by piece advantage, its own way."""
+        self._evaluator = evaluator
+
+    def set_hash(self, hash_mb: int) -> None:
+        return None
+
+    def new_game(self) -> None:
+        return None
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def close(self) -> None:
+        return None
+
+    def search(
+        self,
+        board: Board,
+        limit: Limit,
+        *,
+        on_info: Callable[[SearchInfo], None] | None = None,
+        stop: threading.Event | None = None,
+        info_interval: float = 0.0,
+    ) -> SearchResult:
+        board.require_moves()
+        self._stop.clear()
+        start = time.monotonic()
+        soft_ms, hard_ms = timeman.budgets(limit)
+        soft = soft_ms / 1000 if soft_ms else None
+        hard = hard_ms / 1000 if hard_ms else None
+        max_depth = min(limit.depth or self.max_depth, self.max_depth)
+        legal = board.legal_moves
+        if not legal:
+            raise GameOverError(f"no legal moves in {board.fen()}")
+        best_info: SearchInfo | None = None
+        nodes = cycles = 0
+        last_report = -1e9
+
+        def stopped() -> bool:
+            if self._stop.is_set() or (stop is not None and stop.is_set()):
+                return True
+            return hard is not None and time.monotonic() - start >= hard
+
+        for depth in range(1, max_depth + 1):
+            slice_start = [time.monotonic(), 0]
+
+            def pace(done: int, marks: list[float] = slice_start) -> None:
+                if self.pace == "704":  # hold each slice back to the real machine's 12 us a cycle
+                    due = marks[0] + (done - marks[1]) * CYCLE_SECONDS
+                    wait = due - time.monotonic()
+                    if wait > 0:
+                        self._stop.wait(wait)
+
+            found = self.program.search_sliced(board, depth, stopped, on_slice=pace)
+            if found is None:
+                break  # stopped mid-iteration: the last whole one stands
+            nodes += found.nodes
+            cycles += found.cycles
+            move = self._resolve(board, found, depth)
+            elapsed = time.monotonic() - start
+            info = SearchInfo(depth=depth, seldepth=depth, score=_score(found.score, depth), nodes=nodes,
+                              nps=int(nodes / elapsed) if elapsed > 0 else 0, time=elapsed, pv=(move,),
+                              machine_time=cycles * CYCLE_SECONDS)
+            best_info = info
+            if on_info is not None and (elapsed - last_report >= info_interval or depth == max_depth):
+                on_info(info)
+                last_report = elapsed
+            if len(legal) == 1 or info.score.is_win or info.score.is_loss:
+                break
+            if limit.nodes is not None and nodes >= limit.nodes:
+                break
+            if soft is not None and time.monotonic() - start >= soft:
+                break
+            if stopped():
+                break
+        if best_info is None:  # stopped before the first iteration ended: any legal move
+            best_info = SearchInfo(depth=0, seldepth=0, score=Score(0), nodes=nodes, nps=0,
+                                   time=time.monotonic() - start, pv=(legal[0],),
+                                   machine_time=cycles * CYCLE_SECONDS)
+        return SearchResult(best_info.pv[0], None, best_info)
+
+    def _resolve(self, board: Board, found: Search704, depth: int) -> Move:
+        """The legal move the program means by its first step (the best of them when a multiple
+        jump can go on more than one way), checked against the rules, never trusted blindly."""
+        step = (found.first_from, found.first_to)
+        candidates = [m for m in board.legal_moves if (m.path[0], m.path[1]) == step]
+        if not candidates:
+            raise Program704Error(f"the 704 program named {found.first_from}-{found.first_to}, "
+                                  f"not a legal move in {board.fen()}")
+        if len(candidates) == 1 or depth <= 1:
+            return candidates[0]
+        best, best_value = candidates[0], None
+        for m in candidates:
+            after = board.copy()
+            after.push(m)
+            value = -self.program.search(after, depth - 1).score if after.legal_moves else -LOSS_VALUE
+            if best_value is None or value > best_value:
+                best, best_value = m, value
+        return best

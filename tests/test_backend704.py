@@ -1,0 +1,111 @@
+"""backend=704: the 704 program behind the Searcher interface, the protocols, the CLI and matches."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import pytest
+from serving import CaptureWriter
+
+from engine.backend704 import Searcher704
+from engine.board import Board
+from engine.limits import Limit
+from matches.engines import parse_engine
+from protocol.cb_session import run_cb
+from protocol.context import ServerSettings
+from protocol.framing import stream_limit
+from protocol.hub_session import run_hub
+from protocol.session import SessionDefaults
+from samuel.cli import main
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture(scope="module")
+def searcher() -> Searcher704:
+    return Searcher704()
+
+
+def test_depth_search_reports_704_time_and_plays_legal_moves(searcher: Searcher704) -> None:
+    infos = []
+    board = Board("W:W18,19,21,23,24,26,29,30,31,32:B1,2,3,5,6,7,9,10,12,14")
+    result = searcher.search(board, Limit(depth=6), on_info=infos.append)
+    assert [i.depth for i in infos] == list(range(1, 7))
+    assert result.best is not None and board.is_legal(result.best)
+    assert infos[-1].machine_time > infos[0].machine_time > 0  # 12 us a cycle, far slower than here
+    assert infos[-1].machine_time > infos[-1].time
+
+
+def test_stop_and_the_clock_are_seen_between_slices(searcher: Searcher704) -> None:
+    board = Board()
+    threading.Timer(0.2, searcher.stop).start()
+    t0 = time.monotonic()
+    result = searcher.search(board, Limit())  # no limit: only the stop ends it
+    assert time.monotonic() - t0 < 5 and result.best is not None and board.is_legal(result.best)
+    t0 = time.monotonic()
+    result = searcher.search(board, Limit(movetime=0.15))
+    assert time.monotonic() - t0 < 2 and board.is_legal(result.best)
+
+
+def test_a_forced_move_and_a_multiple_jump_are_played_whole(searcher: Searcher704) -> None:
+    for fen in ("W:W9:B6,14", "B:W10,19,27:BK1", "B:WK28,K20,12:BK3,K7"):
+        board = Board(fen)
+        result = searcher.search(board, Limit(depth=4))
+        assert result.best in board.legal_moves
+
+
+def _cb(lines: list[str]) -> list[str]:
+    async def run() -> list[str]:
+        reader = asyncio.StreamReader(limit=stream_limit(4096))
+        out = CaptureWriter()
+        task = asyncio.create_task(run_cb(reader, out, ServerSettings(defaults=SessionDefaults(hash_mb=1))))
+        reader.feed_data("".join(line + "\n" for line in lines).encode())
+        got: list[str] = []
+        while not any(g.startswith("move") for g in got):
+            got.append(await asyncio.wait_for(out.lines.get(), 60))
+        reader.feed_eof()
+        await asyncio.wait_for(task, 60)
+        return got
+
+    return asyncio.run(run())
+
+
+def test_cb_session_with_backend_704() -> None:
+    start = Board()
+    got = _cb(["enginecommand set backend 704", f"getmove fen={start.fen()} depth=5"])
+    assert got[0] == "reply 1 704"
+    assert any(line.startswith("status") and "704-time" in line for line in got)
+    move = got[-1].split()[1]
+    assert start.parse_move(move) in start.legal_moves
+
+
+def test_hub_session_with_backend_704() -> None:
+    async def run() -> list[str]:
+        reader = asyncio.StreamReader(limit=stream_limit(4096))
+        out = CaptureWriter()
+        task = asyncio.ensure_future(run_hub(reader, out, ServerSettings()))
+        reader.feed_data(b"set-param name=backend value=704\ninit\npos start\nlevel depth=4\ngo think\n")
+        got: list[str] = []
+        while not any(g.startswith("done") for g in got):
+            got.append(await asyncio.wait_for(out.lines.get(), 60))
+        reader.feed_data(b"quit\n")
+        await asyncio.wait_for(task, 60)
+        return got
+
+    got = asyncio.run(run())
+    assert not any(line.startswith("error") for line in got), got
+    assert any(line.startswith("info") and "704-time=" in line for line in got)
+    done = got[-1]
+    assert done.startswith("done move=")
+
+
+def test_match_spec_and_cli_take_backend_704(capsys: pytest.CaptureFixture[str]) -> None:
+    spec = parse_engine(["name=s704", "backend=704"])
+    assert dict(spec.options)["backend"] == "704"
+    with pytest.raises(Exception, match="backend= must be modern or 704"):
+        parse_engine(["name=x", "backend=705"])
+    assert main(["analyse", "--backend", "704", "--depth", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "bestmove" in out
