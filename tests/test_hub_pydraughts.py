@@ -135,3 +135,25 @@ def test_ponder_then_ponderhit_or_stop(engine: HubEngine) -> None:
     engine.ping()
     board.push(result.move)
     assert engine.play(board, Limit(depth=2), False).move is not None
+
+
+def test_backend_704_plays_whole_games_for_pydraughts() -> None:
+    """pydraughts' HubEngine against `samuel hub` with backend=704: Samuel's 704 program plays both sides,
+    then each side against a random mover, every move checked legal by both move generators."""
+    e = HubEngine([str(SAMUEL), "hub"])
+    try:
+        assert "backend" in e.options  # declared by the engine's param lines
+        e.configure({"variant": "english", "backend": "704"})
+        e.init()
+        board = draughts.Board(variant="english")
+        n = play_game(e, board, Limit(movetime=0.02), {draughts.WHITE, draughts.BLACK}, random.Random(7))
+        assert n == len(board.move_stack) > 0
+        assert "704-time" in e.info  # the 704 program answered, not the modern core
+        for side, seed in ((draughts.BLACK, 8), (draughts.WHITE, 9)):
+            board = draughts.Board(variant="english")
+            assert play_game(e, board, Limit(depth=4), {side}, random.Random(seed)) > 0
+    finally:
+        with contextlib.suppress(Exception):
+            e.quit()
+        with contextlib.suppress(ProcessLookupError, OSError):
+            e.kill_process()
