@@ -168,17 +168,27 @@ def test_bit_count_by_table_look_up(program: Program704) -> None:
 INF, LOSS = 30000, -20000
 
 
+QEXT = 17
+
+
+def _material(board: Board) -> int:
+    r = board.raw
+    mine, theirs = (r.black_men, r.black_kings), (r.white_men, r.white_kings)
+    if r.turn != 0:
+        mine, theirs = theirs, mine
+    return (2 * mine[0].bit_count() + 3 * mine[1].bit_count()
+            - 2 * theirs[0].bit_count() - 3 * theirs[1].bit_count())
+
+
 def reference_value(board: Board, depth: int) -> int:
-    """Plain negamax over whole moves, the 704 program's rules and evaluation, written from them."""
-    if depth == 0:
-        r = board.raw
-        mine, theirs = (r.black_men, r.black_kings), (r.white_men, r.white_kings)
-        if r.turn != 0:
-            mine, theirs = theirs, mine
-        return (2 * mine[0].bit_count() + 3 * mine[1].bit_count()
-                - 2 * theirs[0].bit_count() - 3 * theirs[1].bit_count())
+    """Plain negamax over whole moves with the 704 program's rules and evaluation, written from them:
+    to ``depth`` moves, then on through jumps only while one is pending (Samuel's rule), at most QEXT
+    moves further; piece advantage at the leaves; no move before the minimum depth loses."""
     moves = board.legal_moves
-    if not moves:
+    if depth <= 0:
+        if depth <= -QEXT or not moves or not moves[0].is_capture:
+            return _material(board)
+    elif not moves:
         return LOSS
     best = -INF
     for m in moves:
@@ -209,10 +219,10 @@ def test_search_score_equals_a_plain_minimax(program: Program704) -> None:
 
 
 def test_alpha_beta_cuts_the_tree(program: Program704) -> None:
-    found = program.search(Board(), 6)
-    walked = sum(core.perft(Board().raw, d) for d in range(7))
-    assert found.nodes < walked / 3  # cut-offs at work (a full-width walk visits every node)
-    assert found.score == 0  # six plies from the start win nothing
+    found = program.search(Board(), 5)
+    walked = sum(core.perft(Board().raw, d) for d in range(6))
+    assert found.nodes < walked / 2  # cut-offs at work (a full-width walk visits every node and more)
+    assert found.score == reference_value(Board(), 5)
 
 
 def positions_from_play(n: int, seed: int) -> list[Board]:
