@@ -51,6 +51,7 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--positions", type=int, default=2000)
     p.add_argument("--perft-depth", type=int, default=7)
+    p.add_argument("--search-depth", type=int, default=10)
     args = p.parse_args()
     program = Program704()
     boards = positions_from_play(args.positions, 1959)
@@ -84,6 +85,13 @@ def main() -> int:
     print(f"704 time: {run.seconds_704:,.1f} s, {run.cycles / nodes:.0f} cycles = "
           f"{run.cycles / nodes * CYCLE_SECONDS * 1000:.2f} ms a node, {run.instructions:,} instructions "
           f"({run.instructions / wall / 1e6:.0f} M instructions/s)")
+    t0 = time.perf_counter()
+    found = program.search(board, args.search_depth)
+    wall = time.perf_counter() - t0
+    print(f"search {args.search_depth} from the start inside the 704 program (alpha-beta, jumps played out): "
+          f"{found.nodes:,} nodes in {wall * 1000:.1f} ms: {found.nodes / wall / 1e6:.2f} M nodes/s; "
+          f"704 time {found.seconds_704:,.1f} s, {found.cycles / found.nodes * CYCLE_SECONDS * 1000:.2f} ms "
+          f"a node")
     return 0
 
 
