@@ -33,6 +33,9 @@ CYCLE_SECONDS = 12e-6
 DEFAULT_BUDGET = 10**10
 """Cycles a request may take before it is stopped (about 33 hours of 704 time)."""
 MEMORY_WORDS = 32768
+PARAMS = ("ADV", "CENT", "KCENT", "MOB", "DIA", "DYKE")
+"""The Appendix C parameters the 704 program computes."""
+PARAM_OUTPUTS = ("OADV", "OCENT", "OKCENT", "OMOB", "ODIA", "ODYKE")
 LOSS_VALUE = -20000
 """The program's value of a position whose side to move has no move."""
 SLICE_CYCLES = 1_000_000
@@ -148,6 +151,7 @@ class Program704:
         self._make = (HostCall(m, [*board_in, a("IF"), a("IT"), a("IC")],
                                [a(n) for n in ("OFA", "OBA", "OFP", "OBP", "OEND")], ret), a("EMAKE"))
         self._count = (HostCall(m, [a("IW")], [a("OCOUNT")], ret), a("ECOUNT"))
+        self._params = (HostCall(m, board_in, [a(n) for n in PARAM_OUTPUTS], ret), a("EPARAM"))
         self._search = (HostCall(m, [*board_in, a("IDEPTH")],
                                  [a(n) for n in ("OSCORE", "OBESTF", "OBESTT", "ONODES")], ret), a("ESRCH"))
         self._run((HostCall(m, [], [], ret), a("EINIT")), [], DEFAULT_BUDGET, "building the bit-count table")
@@ -211,6 +215,13 @@ class Program704:
         score, frm, to, nodes = call.outputs
         return Search704(_signed(score), _square_of(frm), _square_of(to), nodes, m.cycles - c0,
                          m.instructions - i0)
+
+    def params(self, board: Board) -> tuple[dict[str, int], Run704]:
+        """Samuel's Appendix C parameters the program computes (PARAMS), for the side to move,
+        with the definitions of csrc/samuel_terms.c, and the cost."""
+        run = self._run(self._params, board_words(board.raw), DEFAULT_BUDGET, "parameters")
+        values = [_signed(w) for w in self._params[0].outputs]
+        return dict(zip(PARAMS, values, strict=True)), run
 
     def count(self, word: int) -> Run704:
         """One bits of a 35-bit word, counted by table look-up on the 704."""

@@ -237,3 +237,14 @@ def positions_from_play(n: int, seed: int) -> list[Board]:
             board.push(rng.choice(moves))
         out.append(board)
     return out
+
+
+def test_samuels_parameters_equal_the_c_terms(program: Program704) -> None:
+    """ADV, CENT, KCENT, MOB, DIA and DYKE computed by the 704 program equal csrc/samuel_terms.c's."""
+    names = core.samuel_param_names()
+    boards = [Board(), *random_positions(1500, 21), *positions_from_play(1500, 22)]
+    for board in boards:
+        found, run = program.params(board)
+        c_values = dict(zip(names, core.samuel_params(board.raw), strict=True))
+        assert found == {k: c_values[k] for k in found}, board.fen()
+        assert run.cycles > 0
