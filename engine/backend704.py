@@ -28,8 +28,8 @@ from engine.program704 import CYCLE_SECONDS, LOSS_VALUE, Program704, Program704E
 from engine.search import Mode, Score, SearchInfo, SearchResult
 
 PACES = ("emulator", "704")
-CENTI_MEN_PER_POINT = 50
-"""The program counts 2 a man and 3 a king; reports are in hundredths of a man."""
+CENTI_MEN_PER_POINT = 100 / 64
+"""The program's score counts 64 a man (32 x PADV, a man 2); reports are in hundredths of a man."""
 
 
 def _score(value: int, depth: int) -> Score:
@@ -37,7 +37,7 @@ def _score(value: int, depth: int) -> Score:
         return Score(-(core.WIN - depth))  # lost within the search's depth
     if value >= -LOSS_VALUE // 2:
         return Score(core.WIN - depth)
-    return Score(value * CENTI_MEN_PER_POINT)
+    return Score(round(value * CENTI_MEN_PER_POINT))
 
 
 class Searcher704:

@@ -36,6 +36,10 @@ MEMORY_WORDS = 32768
 PARAMS = ("ADV", "CENT", "KCENT", "MOB", "DIA", "DYKE")
 """The Appendix C parameters the 704 program computes."""
 PARAM_OUTPUTS = ("OADV", "OCENT", "OKCENT", "OMOB", "ODIA", "ODYKE")
+EVAL_WEIGHTS = {"PADV": 32, "ADV": 1, "CENT": 2, "KCENT": 2, "MOB": -1}
+"""The 704 program's scoring: these weights times Samuel's terms (engine.samuel_terms with no parent:
+each parameter with the sides' roles swapped minus as it is).  A small fixed polynomial of ours, with
+piece advantage first, not Samuel's learned one."""
 LOSS_VALUE = -20000
 """The program's value of a position whose side to move has no move."""
 SLICE_CYCLES = 1_000_000
@@ -152,6 +156,7 @@ class Program704:
                                [a(n) for n in ("OFA", "OBA", "OFP", "OBP", "OEND")], ret), a("EMAKE"))
         self._count = (HostCall(m, [a("IW")], [a("OCOUNT")], ret), a("ECOUNT"))
         self._params = (HostCall(m, board_in, [a(n) for n in PARAM_OUTPUTS], ret), a("EPARAM"))
+        self._eval = (HostCall(m, board_in, [a("OEVAL")], ret), a("EEVAL"))
         self._search = (HostCall(m, [*board_in, a("IDEPTH")],
                                  [a(n) for n in ("OSCORE", "OBESTF", "OBESTT", "ONODES")], ret), a("ESRCH"))
         self._run((HostCall(m, [], [], ret), a("EINIT")), [], DEFAULT_BUDGET, "building the bit-count table")
@@ -183,7 +188,7 @@ class Program704:
         return out[:4], bool(out[4]), run
 
     def search(self, board: Board, depth: int, *, max_cycles: int = DEFAULT_BUDGET) -> Search704:
-        """Negamax with alpha-beta to ``depth`` moves, piece advantage (men 2, kings 3) at the leaves."""
+        """Negamax with alpha-beta to ``depth`` moves, on through pending jumps, EVAL_WEIGHTS at leaves."""
         if not 0 <= depth <= self.max_depth:
             raise Program704Error(f"search depth must be 0..{self.max_depth} (the program's ply stack), "
                                   f"got {depth}")
@@ -222,6 +227,11 @@ class Program704:
         run = self._run(self._params, board_words(board.raw), DEFAULT_BUDGET, "parameters")
         values = [_signed(w) for w in self._params[0].outputs]
         return dict(zip(PARAMS, values, strict=True)), run
+
+    def evaluate(self, board: Board) -> Run704:
+        """The search's score of ``board`` for the side to move: EVAL_WEIGHTS over Samuel's terms."""
+        run = self._run(self._eval, board_words(board.raw), DEFAULT_BUDGET, "evaluate")
+        return Run704(_signed(self._eval[0].outputs[0]), run.cycles, run.instructions)
 
     def count(self, word: int) -> Run704:
         """One bits of a 35-bit word, counted by table look-up on the 704."""

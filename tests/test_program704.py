@@ -11,7 +11,7 @@ import pytest
 from engine import core
 from engine.board import Board
 from engine.errors import FenError
-from engine.program704 import Program704, Program704Error, board_words
+from engine.program704 import EVAL_WEIGHTS, Program704, Program704Error, board_words
 
 START_PERFT = [1, 7, 49, 302, 1469, 7361, 36768]
 
@@ -171,23 +171,23 @@ INF, LOSS = 30000, -20000
 QEXT = 17
 
 
-def _material(board: Board) -> int:
-    r = board.raw
-    mine, theirs = (r.black_men, r.black_kings), (r.white_men, r.white_kings)
-    if r.turn != 0:
-        mine, theirs = theirs, mine
-    return (2 * mine[0].bit_count() + 3 * mine[1].bit_count()
-            - 2 * theirs[0].bit_count() - 3 * theirs[1].bit_count())
+TERM_NAMES = core.samuel_term_names()
+
+
+def _score(board: Board) -> int:
+    """EVAL_WEIGHTS over the C core's terms (no parent: the roles swapped stand in for it)."""
+    terms = dict(zip(TERM_NAMES, core.samuel_terms(board.raw), strict=True))
+    return sum(w * terms[name] for name, w in EVAL_WEIGHTS.items())
 
 
 def reference_value(board: Board, depth: int) -> int:
     """Plain negamax over whole moves with the 704 program's rules and evaluation, written from them:
     to ``depth`` moves, then on through jumps only while one is pending (Samuel's rule), at most QEXT
-    moves further; piece advantage at the leaves; no move before the minimum depth loses."""
+    moves further; EVAL_WEIGHTS over the C terms at the leaves; no move before the minimum depth loses."""
     moves = board.legal_moves
     if depth <= 0:
         if depth <= -QEXT or not moves or not moves[0].is_capture:
-            return _material(board)
+            return _score(board)
     elif not moves:
         return LOSS
     best = -INF
@@ -248,3 +248,14 @@ def test_samuels_parameters_equal_the_c_terms(program: Program704) -> None:
         c_values = dict(zip(names, core.samuel_params(board.raw), strict=True))
         assert found == {k: c_values[k] for k in found}, board.fen()
         assert run.cycles > 0
+
+
+def test_the_704_evaluation_equals_the_c_terms_value(program: Program704) -> None:
+    """32 PADV + ADV + 2 CENT + 2 KCENT - MOB, each term from the C core, on thousands of positions."""
+    boards = [Board(), *random_positions(1500, 31), *positions_from_play(1500, 32)]
+    nonzero = 0
+    for board in boards:
+        value = program.evaluate(board).value
+        assert value == _score(board), board.fen()
+        nonzero += value % 32 != 0  # the positional terms count, not only the material
+    assert nonzero > len(boards) // 4
