@@ -202,9 +202,9 @@ def _positive(text: str, what: str) -> int:
         value = int(text)
     except ValueError:
         raise ProtocolError(f"getmove: {what} {text!r} is not a whole number") from None
-    if value < 1 or value > 2**62:
+    if value < 1:
         raise ProtocolError(f"getmove: {what} must be at least 1, got {value}")
-    return value
+    return value  # the upper bound is the Limit's (_checked_getmove names it)
 
 
 # ---- time flags ----

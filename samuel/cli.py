@@ -96,7 +96,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MemoryError as exc:
         print(f"samuel {args.command}: error: out of memory: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C: a short word instead of a traceback, and the shell's 128 + SIGINT
+        print(f"samuel {args.command}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         # The reader went away (e.g. `samuel perft ... | head`): not an error.

@@ -47,6 +47,11 @@ BAD = [
     (["emu704", "run", "--max-cycles", "-1", "{binary}"], "--max-cycles: must be >= 0"),
     (["learn", "rote", "forget", "--db", "{typo}"], "no rote memory at"),
     (["match", "--engine", "name=a", "--engine", "name=b", "--openings", "{missing}"], "no openings file"),
+    (["bench", "--hash", "5000000"], "--hash: must be 1..4096"),
+    (["bench", "--perft-depth", "2147483648"], "--perft-depth: must be 0..64"),
+    (["bench", "--quick", "--depth", "2147483648"], "Limit.depth must be 1..10000"),
+    (["bench", "--think", "1e300"], "Limit.movetime must be at most"),
+    (["analyse", "--eval", "nosuch"], "unknown evaluator 'nosuch'"),
 ]
 
 
@@ -157,3 +162,74 @@ def test_play_exits_130_on_ctrl_c(monkeypatch: pytest.MonkeyPatch,
     assert main(["play", "--hash", "1"]) == 130
     captured = capsys.readouterr()
     assert "interrupted" in captured.err and "Traceback" not in captured.err
+
+
+def test_cb_getmove_names_the_nodes_bound() -> None:
+    from protocol.errors import ProtocolError
+
+    with pytest.raises(ProtocolError, match=r"Limit.nodes must be 1..9223372036854775807"):
+        g.parse_command(f"getmove fen={START} nodes=18446744073709551616")
+
+
+LIGHT = ("perft", "bench", "analyse", "pdn", "emu704", "agree", "match", "tournament")
+
+
+def _loaded_by(argv: str) -> list[str]:
+    code = ("import sys\nfrom samuel.cli import build_parser\n"
+            f"build_parser({argv})\n"
+            "heavy = ('numpy', 'matplotlib', 'rich', 'matches', 'emu704.cpu',\n"
+            "         'engine.core', 'engine.search')\n"
+            "print(' '.join(m for m in heavy if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.split()
+
+
+def test_building_the_whole_parser_loads_no_numpy_rich_matches_or_emulator() -> None:
+    # serve's module (not in this change) still loads the engine through the protocol package.
+    assert not set(_loaded_by("")) - {"engine.core", "engine.search"}
+
+
+@pytest.mark.parametrize("name", LIGHT)
+def test_building_a_command_parser_loads_no_engine(name: str) -> None:
+    assert _loaded_by(repr([name])) == []
+
+
+def test_constants_repeated_for_a_light_parser_match_their_source() -> None:
+    from engine.fen import START_FEN
+    from engine.learners import book_data
+    from samuel.commands import agree, bench
+
+    assert agree.SPLITS == book_data.SPLITS
+    assert bench.BENCH_POSITIONS[0] == START_FEN
+
+
+def test_eval_help_still_lists_the_evaluators(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["analyse", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "evaluator: material, default" in out and "(default: default)" in out
+
+
+def test_play_exits_130_on_ctrl_c_during_a_search(monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    def interrupted(*_args: object, **_kw: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("samuel.commands.play.search_interruptibly", interrupted)
+    monkeypatch.setattr("builtins.input", lambda _prompt="": "quit")
+    assert main(["play", "--color", "white", "--hash", "1"]) == 130  # the engine (Black) moves first
+    err = capsys.readouterr().err
+    assert "interrupted" in err and "Traceback" not in err
+
+
+def test_ctrl_c_in_any_command_is_130_with_a_word(monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    import samuel.commands.perft as perft
+
+    def interrupted(_args: object) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(perft, "run", interrupted)
+    assert main(["perft", "--depth", "1"]) == 130
+    assert capsys.readouterr().err.strip() == "samuel perft: interrupted"

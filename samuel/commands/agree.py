@@ -19,23 +19,27 @@ import argparse
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-from engine import agreement
-from engine.evaluators import available, by_name, evaluator_name
-from engine.learners import book_data
-from samuel.commands.analyse import nonnegative_int, positive_int
+from samuel.commands.analyse import EvaluatorAction, evaluator_type, nonnegative_int, positive_int
+
+if TYPE_CHECKING:
+    from engine import agreement
+    from engine.learners import book_data
 
 ProgressFn = Callable[[int, int], None]
+
+SPLITS = ("train", "test", "all")
+"""book_data.SPLITS, repeated so the parser is built without numpy (a test keeps them equal)."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("agree", help="agreement of an evaluator with book moves (Samuel's C, Griffith's D)")
-    p.add_argument("--eval", required=True, type=evaluator_name,
-                   help=f"evaluator: {', '.join(available())} or a .json file")
+    p.add_argument("--eval", required=True, type=evaluator_type, action=EvaluatorAction)
     p.add_argument("--pdn", required=True, help="PDN file of expert games")
     p.add_argument("--depth", type=nonnegative_int, default=0,
                    help="search each alternative this many plies (default 0: static)")
-    p.add_argument("--split", choices=book_data.SPLITS, default="test",
+    p.add_argument("--split", choices=SPLITS, default="test",
                    help="games used: the held-out games (number %% 10 == 0), the others, or all "
                         "(default: %(default)s)")
     p.add_argument("--games", type=positive_int, default=None,
@@ -71,6 +75,10 @@ def progress_bar(enabled: bool = True) -> Iterator[Callable[[str], ProgressFn]]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from engine import agreement
+    from engine.evaluators import by_name
+    from engine.learners import book_data
+
     evaluator = by_name(args.eval)
     with progress_bar() as task:
         positions = book_data.load(args.pdn, split=args.split, limit_games=args.games,

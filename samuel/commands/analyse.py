@@ -15,15 +15,16 @@ import argparse
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from engine.board import Board
-from engine.errors import GameOverError, SamuelError
-from engine.evaluators import available, by_name, evaluator_name
-from engine.fen import START_FEN
-from engine.limits import Limit
-from engine.move import Move
-from engine.search import Mode, Searcher, SearchInfo, SearchResult
+if TYPE_CHECKING:
+    from engine.board import Board
+    from engine.limits import Limit
+    from engine.move import Move
+    from engine.search import Searcher, SearchInfo, SearchResult
+
+# No engine import at the top: every command takes its argparse types from here, and importing
+# any engine module loads the C core and the search, which building a parser does not need.
 
 DEFAULT_MOVETIME = 1.0
 MODE_CHOICES = ("pvs", "samuel", "shannon-a")
@@ -78,10 +79,42 @@ def positive_float(text: str) -> float:
     return value
 
 
+def evaluator_type(text: str) -> str:
+    """argparse ``type=`` for an evaluator name or file (a typo fails at parse time)."""
+    from engine.evaluators import evaluator_name
+
+    return evaluator_name(text)
+
+
+evaluator_type.__name__ = "evaluator"
+
+
+class EvaluatorAction(argparse.Action):
+    """Stores the value; its help lists the evaluators only when help is shown (listing loads the engine)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._suffix = kwargs.pop("help", None) or ""
+        super().__init__(*args, **kwargs)
+
+    @property  # type: ignore[override]
+    def help(self) -> str:
+        from engine.evaluators import available
+
+        return f"evaluator: {', '.join(available())} or a .json file{self._suffix}"
+
+    @help.setter
+    def help(self, _value: object) -> None:
+        pass  # Action.__init__ assigns help; the text is built above
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        setattr(namespace, self.dest, values)
+
+
 def add_engine_arguments(p: argparse.ArgumentParser) -> None:
     """The options that configure a Searcher (shared with ``samuel play``)."""
-    p.add_argument("--eval", default="default", type=evaluator_name,
-                   help=f"evaluator: {', '.join(available())} or a .json file (default: %(default)s)")
+    p.add_argument("--eval", default="default", type=evaluator_type, action=EvaluatorAction,
+                   help=" (default: %(default)s)")
     p.add_argument("--mode", default="pvs", choices=MODE_CHOICES,
                    help="search algorithm: modern PVS, Samuel's 1959 search, or plain minimax "
                         "(default: %(default)s)")
@@ -97,6 +130,9 @@ def add_engine_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def make_searcher(args: argparse.Namespace) -> Searcher:
+    from engine.evaluators import by_name
+    from engine.search import Mode, Searcher
+
     if getattr(args, "backend", "modern") == "704":
         from engine.backend704 import Searcher704
 
@@ -110,7 +146,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="search a position and print each depth as it completes",
         description="Search a position and print one line per completed depth, then the best move.",
     )
-    p.add_argument("--fen", default=START_FEN, help="position (default: the start position)")
+    p.add_argument("--fen", default=None, help="position (default: the start position)")
     p.add_argument("--moves", default="", metavar='"11-15 23-19 ..."',
                    help="moves to play from the position before analysing (PDN, space separated)")
     limit = p.add_mutually_exclusive_group()
@@ -124,6 +160,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def limit_from_args(args: argparse.Namespace) -> Limit:
+    from engine.limits import Limit
+
     if args.depth is not None:
         return Limit(depth=args.depth)
     if args.nodes is not None:
@@ -131,8 +169,11 @@ def limit_from_args(args: argparse.Namespace) -> Limit:
     return Limit(movetime=args.movetime if args.movetime is not None else DEFAULT_MOVETIME)
 
 
-def setup_board(fen: str, moves: str | Sequence[str] = "") -> Board:
-    """The position to analyse: ``fen`` with ``moves`` played; raises SamuelError subclasses."""
+def setup_board(fen: str | None, moves: str | Sequence[str] = "") -> Board:
+    """The position: ``fen`` (None: the start) with ``moves`` played; raises SamuelError subclasses."""
+    from engine.board import Board
+    from engine.errors import SamuelError
+
     board = Board(fen)
     texts = moves.replace(",", " ").split() if isinstance(moves, str) else list(moves)
     for i, text in enumerate(texts, 1):
@@ -144,6 +185,8 @@ def setup_board(fen: str, moves: str | Sequence[str] = "") -> Board:
 
 
 def require_game_on(board: Board) -> None:
+    from engine.errors import GameOverError
+
     outcome = board.outcome()
     if outcome is not None:
         raise GameOverError(
@@ -225,9 +268,7 @@ def search_interruptibly(
             raise
     if "error" in box:
         raise box["error"]  # type: ignore[misc]
-    result = box["result"]
-    assert isinstance(result, SearchResult)
-    return result
+    return box["result"]  # type: ignore[return-value]
 
 
 def analyse(board: Board, searcher: Searcher, limit: Limit, out: TextIO | None = None) -> SearchResult:

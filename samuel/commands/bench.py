@@ -10,15 +10,13 @@ from __future__ import annotations
 import argparse
 import time
 
-from engine import core
-from engine.board import Board
-from engine.evaluators import by_name
-from engine.fen import START_FEN
-from engine.limits import Limit
-from engine.search import Mode, Searcher
+from samuel.commands.analyse import bounded_int, evaluator_type, hash_size, positive_float, positive_int
+from samuel.commands.perft import MAX_PERFT_DEPTH
+
+# The engine (C core, search) is imported where the bench runs, not to build the parser.
 
 BENCH_POSITIONS: tuple[str, ...] = (
-    START_FEN,
+    "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12",  # engine.fen.START_FEN
     # ACF ballots 1, 19, 59, 99 and 139, after their three moves
     "W:W17,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,6,7,8,9,10,11,12,13",
     "W:W19,21,22,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,7,8,9,10,11,12,13",
@@ -37,17 +35,22 @@ BENCH_POSITIONS: tuple[str, ...] = (
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("bench", help="measure perft and search speed; print the node signature")
-    p.add_argument("--depth", type=int, default=13, help="search depth per bench position (default 13)")
-    p.add_argument("--perft-depth", type=int, default=12, help="perft depth from the start (default 12)")
-    p.add_argument("--eval", default="default", help="evaluator for the search bench")
-    p.add_argument("--hash", type=int, default=64, help="transposition table MB")
-    p.add_argument("--think", type=float, default=1.0, help="seconds for the depth-in-time figure")
+    p.add_argument("--depth", type=positive_int, default=13,
+                   help="search depth per bench position (default 13)")
+    p.add_argument("--perft-depth", type=bounded_int(0, MAX_PERFT_DEPTH), default=12,
+                   help="perft depth from the start (default 12)")
+    p.add_argument("--eval", default="default", type=evaluator_type, help="evaluator for the search bench")
+    p.add_argument("--hash", type=hash_size, default=64, help="transposition table MB")
+    p.add_argument("--think", type=positive_float, default=1.0, help="seconds for the depth-in-time figure")
     p.add_argument("--quick", action="store_true", help="signature only (skip the perft and timed parts)")
     p.add_argument("--mtdf", action="store_true", help="drive the search with MTD(f) instead of PVS windows")
     p.set_defaults(func=run)
 
 
 def perft_speed(depth: int) -> tuple[int, float]:
+    from engine import core
+    from engine.board import Board
+
     board = Board()
     start = time.perf_counter()
     n = core.perft(board.raw, depth, bulk=True)
@@ -58,6 +61,11 @@ def signature(
     depth: int, evaluator: str = "default", hash_mb: int = 64, mtdf: bool = False
 ) -> tuple[int, float]:
     """Total nodes (the signature) and seconds for the fixed-depth bench searches."""
+    from engine.board import Board
+    from engine.evaluators import by_name
+    from engine.limits import Limit
+    from engine.search import Mode, Searcher
+
     searcher = Searcher(by_name(evaluator), mode=Mode.PVS, hash_mb=hash_mb, mtdf=mtdf)
     total, seconds = 0, 0.0
     for fen in BENCH_POSITIONS:
@@ -79,6 +87,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"search  {len(BENCH_POSITIONS)} positions, depth {args.depth}, eval {args.eval}, {driver}: "
           f"{nodes} nodes in {secs:.3f} s = {nodes / max(secs, 1e-9) / 1e6:.2f} M nodes/s")
     if not args.quick:
+        from engine.board import Board
+        from engine.evaluators import by_name
+        from engine.limits import Limit
+        from engine.search import Searcher
+
         searcher = Searcher(by_name(args.eval), hash_mb=args.hash, mtdf=args.mtdf)
         depths: list[int] = []
         searcher.search(Board(), Limit(movetime=args.think), on_info=lambda i: depths.append(i.depth))

@@ -12,16 +12,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from emu704 import word
-from emu704.cards import CardFormatError, load_cbn
-from emu704.cpu import Machine, StopReason
-from emu704.devices import CardPunch, CardReader, Printer
-from emu704.disasm import disassemble_word
-from emu704.loader import LoadError, load_card
-from emu704.sap import SapError, assemble_file
-from emu704.symbols import write_symbols
 from samuel.commands.analyse import positive_int
+
+if TYPE_CHECKING:
+    from emu704.cpu import Machine, StopReason
+    from emu704.devices import CardPunch
+
+# The emulator is imported by the functions that run it: building the parser should not load it.
 
 MEMORY_CHOICES = {"4": 4096, "8": 8192, "32": 32768, "4096": 4096, "8192": 8192, "32768": 32768}
 
@@ -55,6 +54,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run_asm(args: argparse.Namespace) -> int:
+    from emu704.sap import SapError, assemble_file
+    from emu704.symbols import write_symbols
+
     try:
         image = assemble_file(args.source, MEMORY_CHOICES[args.memory])
     except SapError as exc:
@@ -85,6 +87,8 @@ def run_asm(args: argparse.Namespace) -> int:
 
 
 def _new_machine(backend: str, size: int) -> Machine:
+    from emu704.cpu import Machine
+
     if backend == "c":
         from emu704.fast import FastMachine
 
@@ -102,6 +106,12 @@ def _parse_switches(text: str) -> list[int]:
 
 
 def run_run(args: argparse.Namespace) -> int:
+    from emu704.cards import CardFormatError, load_cbn
+    from emu704.cpu import StopReason
+    from emu704.devices import CardPunch, CardReader, Printer
+    from emu704.loader import LoadError, load_card
+    from emu704.sap import SapError, assemble_file
+
     size = MEMORY_CHOICES[args.memory]
     try:
         switches = _parse_switches(args.switches)
@@ -142,6 +152,9 @@ def run_run(args: argparse.Namespace) -> int:
 
 
 def _trace(machine: Machine, args: argparse.Namespace) -> StopReason:
+    from emu704.cpu import StopReason
+    from emu704.disasm import disassemble_word
+
     limit = args.max_instructions
     start_cycles = machine.cycles
     n = 0
@@ -162,6 +175,8 @@ def _trace(machine: Machine, args: argparse.Namespace) -> StopReason:
 
 
 def _ac_text(machine: Machine) -> str:
+    from emu704 import word
+
     ac = machine.ac
     sign = "-" if ac >> 37 & 1 else "+"
     return f"{sign}{ac >> 36 & 1}{ac >> 35 & 1}{ac & word.MAG_MASK:012o}"

@@ -21,10 +21,8 @@ import importlib
 from pathlib import Path
 from types import ModuleType
 
-from engine import agreement, evaluators
 from engine.errors import OptionError
-from engine.learners import book_data
-from samuel.commands.agree import progress_bar
+from samuel.commands.agree import SPLITS, progress_bar
 from samuel.commands.analyse import positive_int
 
 METHODS: dict[str, str] = {
@@ -66,7 +64,7 @@ def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.add_argument("--out", required=True, help="evaluator file to write (.json)")
     p.add_argument("--games", type=positive_int, default=None,
                    help="read only the first N games of the file (before the split)")
-    p.add_argument("--split", choices=book_data.SPLITS, default="train",
+    p.add_argument("--split", choices=SPLITS, default="train",
                    help="games to learn from (default: %(default)s; 'test' is held out)")
     p.add_argument("--seed", type=int, default=0, help="seed for learners that sample")
     p.add_argument("--cache-dir", default=None, help="cache the extracted positions as .npz here")
@@ -80,6 +78,9 @@ def run(args: argparse.Namespace) -> int:
     if out.suffix != ".json":
         raise OptionError(f"--out must name a .json file, got {args.out!r}")
     module = method_module(args.method)
+    from engine import agreement, evaluators  # numpy: only when the command runs
+    from engine.learners import book_data
+
     with progress_bar() as task:
         positions = book_data.load(args.pdn, split=args.split, limit_games=args.games,
                                    cache_dir=args.cache_dir, progress=task("reading games"))

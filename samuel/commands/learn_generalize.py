@@ -19,9 +19,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
-
 from engine import evaluators
 from engine.errors import OptionError
 from engine.learners.generalize import GAME_PLIES, GameRecord, MoveLearning, SelfPlay, SelfPlayConfig
@@ -148,6 +145,10 @@ def _tally(history: list[GameRecord]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    # rich here, not at the top: building the parser should not load it.
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+
     console = Console(stderr=True)
     out: Path = args.out
     state_path: Path = args.state or out / "state.json"

@@ -8,9 +8,12 @@ import os
 import sys
 import time
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from engine.pdn import PdnGame, game_at, iter_games, movetext, tag_line
 from samuel.commands.analyse import nonnegative_int, positive_int
+
+if TYPE_CHECKING:
+    from engine.pdn import PdnGame
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -30,12 +33,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
+    # engine.pdn loads the whole engine (C core included): only when the command runs.
     if args.pdn_command == "check":
         return run_check(args)
     return run_show(args)
 
 
 def run_check(args: argparse.Namespace) -> int:
+    from engine.pdn import iter_games
+
     path: str = args.file
     size = os.path.getsize(path)  # FileNotFoundError before anything else
     games = moves = 0
@@ -72,6 +78,8 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
+    from engine.pdn import game_at, movetext, tag_line
+
     game = game_at(args.file, args.game, strict=False)
     if game is None:
         print(f"samuel pdn: error: {args.file} has fewer than {args.game} games", file=sys.stderr)

@@ -5,9 +5,6 @@ from __future__ import annotations
 import argparse
 import time
 
-from engine import core
-from engine.board import Board
-from engine.fen import START_FEN
 from samuel.commands.analyse import bounded_int
 
 MAX_PERFT_DEPTH = 64
@@ -16,7 +13,7 @@ MAX_PERFT_DEPTH = 64
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("perft", help="count leaf nodes to a depth (move-generator check)")
-    p.add_argument("--fen", default=START_FEN, help="position (default: the start position)")
+    p.add_argument("--fen", default=None, help="position (default: the start position)")
     p.add_argument("--depth", type=bounded_int(0, MAX_PERFT_DEPTH), required=True,
                    help=f"depth in plies, 0..{MAX_PERFT_DEPTH}")
     p.add_argument("--divide", action="store_true", help="print the count under each root move")
@@ -26,6 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
+    from engine import core  # here: loading the C core is the command's work, not the parser's
+    from engine.board import Board
+
     board = Board(args.fen)
     bulk = not args.no_bulk
     start = time.perf_counter()

@@ -12,12 +12,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import SamuelError
-from matches.record import GameRecord
-from matches.standings import Standings, engine_names, llr_history, sprt_config, standings_from_events
-from matches.store import events_path, read_events
+
+if TYPE_CHECKING:
+    from matches.record import GameRecord
+    from matches.standings import Standings
 
 
 class RatingsSourceError(SamuelError):
@@ -50,6 +51,10 @@ def _fit_options(p: argparse.ArgumentParser) -> None:
 def load(source: Path, *, bootstrap: int = 200,
          seed: int = 0) -> tuple[Standings, dict[str, Any], list[GameRecord], Path]:
     """The standings, config and finished games of the tournament at ``source``, and its event log."""
+    # Here, not at the top: matches and numpy are only needed to run the command, not to build the parser.
+    from matches.standings import standings_from_events
+    from matches.store import events_path, read_events
+
     if not source.exists():
         raise RatingsSourceError(f"{source}: no such file or directory")
     path = events_path(source)
@@ -71,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
     title = tournament_title(config)
     if args.ratings_command == "plot":
         from matches.plot import plot_ratings
+        from matches.standings import engine_names, llr_history, sprt_config
 
         test = sprt_config(config)
         llr = llr_history(records, engine_names(config), test) if test is not None else None
