@@ -1,12 +1,13 @@
 """The 704 backend: Samuel's checkers program on the emulated IBM 704, behind the Searcher interface.
 
 Sessions, the command line and matches ask a searcher for a move; with
-``backend=704`` that searcher is this one.  It deepens one move at a time, each
-iteration a whole search inside the 704 program (``engine.program704``), run a
-million cycles at a slice so that a stop or the clock is seen within a few
-milliseconds.  The move the program names (its first step, a multiple jump
-being a chain of steps) is matched against the legal moves, so nothing illegal
-ever leaves here, and every report carries the 704 time beside the host's.
+``backend=704`` that searcher is this one.  It deepens Samuel's minimum ply one
+move at a time, each iteration a whole search inside the 704 program
+(``engine.program704``, his ply rules and break points), run a million cycles
+at a slice so that a stop or the clock is seen within a few milliseconds.  The
+line the program returns (single steps, a multiple jump a step a jump) is
+matched against the legal moves, so nothing illegal ever leaves here, and every
+report carries the 704 time beside the host's.
 
 ``pace="704"`` plays at the real machine's speed: each slice is held back to
 12 microseconds a cycle, so a user meets the 1959 machine at its own pace.
@@ -24,7 +25,7 @@ from engine.errors import GameOverError
 from engine.evaluators import MATERIAL, Evaluator
 from engine.limits import Limit
 from engine.move import Move
-from engine.program704 import CYCLE_SECONDS, LOSS_VALUE, Program704, Program704Error, Search704
+from engine.program704 import CYCLE_SECONDS, LOSS_VALUE, Program704, Program704Error, Search704, line_moves
 from engine.search import Mode, Score, SearchInfo, SearchResult
 
 PACES = ("emulator", "704")
@@ -51,8 +52,8 @@ class Searcher704:
         self.program = Program704()
         self.pace = pace
         self.max_depth = min(max_depth, self.program.max_depth)
-        self.mode = Mode.SHANNON_A
-        """The program's own rules: full-width to a depth, with alpha-beta cut-offs."""
+        self.mode = Mode.SAMUEL
+        """The program's own rules: Samuel's 1959 ply rules, with alpha-beta cut-offs."""
         self._evaluator: Evaluator = MATERIAL
         self._stop = threading.Event()
         self.hash_mb = 0
@@ -124,11 +125,11 @@ class Searcher704:
                 break  # stopped mid-iteration: the last whole one stands
             nodes += found.nodes
             cycles += found.cycles
-            move = self._resolve(board, found, depth)
+            line = self._resolve(board, found)
             elapsed = time.monotonic() - start
-            info = SearchInfo(depth=depth, seldepth=depth, score=_score(found.score, depth), nodes=nodes,
-                              nps=int(nodes / elapsed) if elapsed > 0 else 0, time=elapsed, pv=(move,),
-                              machine_time=cycles * CYCLE_SECONDS)
+            info = SearchInfo(depth=depth, seldepth=max(depth, len(line)), score=_score(found.score, depth),
+                              nodes=nodes, nps=int(nodes / elapsed) if elapsed > 0 else 0, time=elapsed,
+                              pv=line, machine_time=cycles * CYCLE_SECONDS)
             best_info = info
             if on_info is not None and (elapsed - last_report >= info_interval or depth == max_depth):
                 on_info(info)
@@ -147,21 +148,12 @@ class Searcher704:
                                    machine_time=cycles * CYCLE_SECONDS)
         return SearchResult(best_info.pv[0], None, best_info)
 
-    def _resolve(self, board: Board, found: Search704, depth: int) -> Move:
-        """The legal move the program means by its first step (the best of them when a multiple
-        jump can go on more than one way), checked against the rules, never trusted blindly."""
+    def _resolve(self, board: Board, found: Search704) -> tuple[Move, ...]:
+        """The program's line as legal moves, checked against the rules, never trusted blindly: its
+        first move must be legal and start with the step the program names as best."""
+        line = tuple(line_moves(board, found.steps))
         step = (found.first_from, found.first_to)
-        candidates = [m for m in board.legal_moves if (m.path[0], m.path[1]) == step]
-        if not candidates:
-            raise Program704Error(f"the 704 program named {found.first_from}-{found.first_to}, "
-                                  f"not a legal move in {board.fen()}")
-        if len(candidates) == 1 or depth <= 1:
-            return candidates[0]
-        best, best_value = candidates[0], None
-        for m in candidates:
-            after = board.copy()
-            after.push(m)
-            value = -self.program.search(after, depth - 1).score if after.legal_moves else -LOSS_VALUE
-            if best_value is None or value > best_value:
-                best, best_value = m, value
-        return best
+        if not line or (line[0].path[0], line[0].path[1]) != step:
+            raise Program704Error(f"the 704 program named {found.first_from}-{found.first_to} "
+                                  f"(line {list(found.steps)}), not a legal move in {board.fen()}")
+        return line

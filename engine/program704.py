@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from engine.board import Board
 from engine.core import RawPosition
 from engine.errors import SamuelError
+from engine.move import Move
 from engine.types import BLACK
 
 if TYPE_CHECKING:
@@ -46,6 +47,14 @@ SLICE_CYCLES = 1_000_000
 """Cycles between looks at the clock and the stop flag (12 s of 704 time; about 3 ms here)."""
 MAX_JUMPS = 12
 """Single jumps in one move at most (a side has 12 pieces to lose)."""
+SAMUEL_BREAKS = (4, 5, 11, 20)
+"""Samuel's break points (1959): from ply 4 only a jump or an exchange offer carries the look-ahead
+on, from ply 5 only a jump, from ply 11 not even a jump when a side is two kings ahead, and at ply 20
+it stops whatever is pending.  The last is never below the minimum ply."""
+JUMP_CREDIT = 64
+"""What a position left with a jump pending is credited to its side to move: a man (32 x PADV 2)."""
+PV_MAX = 16
+"""Steps of the principal line the program keeps (a multiple jump is a step a jump)."""
 
 
 class Program704Error(SamuelError):
@@ -79,6 +88,8 @@ class Search704:
     nodes: int
     cycles: int
     instructions: int
+    steps: tuple[tuple[int, int], ...] = ()
+    """The principal line as single steps (from, to), a multiple jump a step a jump; at most PV_MAX."""
 
     @property
     def seconds_704(self) -> float:
@@ -97,6 +108,17 @@ def _square_of(bit: int) -> int | None:
         return None
     i = bit.bit_length() - 1
     return i - i // 9 + 1
+
+
+def _step_of(word: int) -> tuple[int, int]:
+    """A principal-line word (the from and to bits, minus when the step goes toward square 1)."""
+    bits = word & ((1 << 35) - 1)
+    low = bits & -bits
+    high = bits ^ low
+    a, b = _square_of(low), _square_of(high)
+    if a is None or b is None:
+        raise Program704Error(f"the 704 program left a line step {word:012o} that is not two squares")
+    return (b, a) if word >> 35 & 1 else (a, b)
 
 
 def _ghost(squares: int) -> int:
@@ -157,8 +179,11 @@ class Program704:
         self._count = (HostCall(m, [a("IW")], [a("OCOUNT")], ret), a("ECOUNT"))
         self._params = (HostCall(m, board_in, [a(n) for n in PARAM_OUTPUTS], ret), a("EPARAM"))
         self._eval = (HostCall(m, board_in, [a("OEVAL")], ret), a("EEVAL"))
-        self._search = (HostCall(m, [*board_in, a("IDEPTH")],
-                                 [a(n) for n in ("OSCORE", "OBESTF", "OBESTT", "ONODES")], ret), a("ESRCH"))
+        self._load = (HostCall(m, board_in, [], ret), a("ELOAD"))
+        search_in = [*board_in, a("IDEPTH"), *(a(f"IB{i}") for i in range(1, 5))]
+        pv_out = [a("OPVN"), *(a("OPVT") - k for k in range(PV_MAX))]
+        self._search = (HostCall(m, search_in, [a(n) for n in ("OSCORE", "OBESTF", "OBESTT", "ONODES")]
+                                 + pv_out, ret), a("ESRCH"))
         self._run((HostCall(m, [], [], ret), a("EINIT")), [], DEFAULT_BUDGET, "building the bit-count table")
         self.max_ply = a("MAXPLY")
         self.max_depth = self.max_ply - MAX_JUMPS
@@ -187,28 +212,40 @@ class Program704:
         out = self._make[0].outputs
         return out[:4], bool(out[4]), run
 
-    def search(self, board: Board, depth: int, *, max_cycles: int = DEFAULT_BUDGET) -> Search704:
-        """Negamax with alpha-beta to ``depth`` moves, on through pending jumps, EVAL_WEIGHTS at leaves."""
+    def search(self, board: Board, depth: int, *, max_cycles: int = DEFAULT_BUDGET,
+               breaks: tuple[int, int, int, int] = SAMUEL_BREAKS) -> Search704:
+        """Negamax with alpha-beta and Samuel's ply rules: ``depth`` is the minimum ply, ``breaks``
+        his break points; EVAL_WEIGHTS at the leaves, JUMP_CREDIT for a jump left pending."""
+        words = self._search_input(board, depth, breaks)
+        run = self._run(self._search, words, max_cycles, f"search {depth}")
+        return self._search_output(run.cycles, run.instructions)
+
+    def _search_input(self, board: Board, depth: int, breaks: tuple[int, int, int, int]) -> list[int]:
         if not 0 <= depth <= self.max_depth:
             raise Program704Error(f"search depth must be 0..{self.max_depth} (the program's ply stack), "
                                   f"got {depth}")
-        run = self._run(self._search, [*board_words(board.raw), depth], max_cycles, f"search {depth}")
-        score, frm, to, nodes = self._search[0].outputs
-        return Search704(_signed(score), _square_of(frm), _square_of(to), nodes, run.cycles, run.instructions)
+        if len(breaks) != 4 or not all(1 <= b <= self.max_depth for b in breaks):
+            raise Program704Error(f"break points must be four plies in 1..{self.max_depth}, got {breaks}")
+        return [*board_words(board.raw), depth, *breaks]
+
+    def _search_output(self, cycles: int, instructions: int) -> Search704:
+        score, frm, to, nodes, pv_len, *pv = self._search[0].outputs
+        steps = tuple(_step_of(w) for w in pv[:min(pv_len, PV_MAX)])
+        return Search704(_signed(score), _square_of(frm), _square_of(to), nodes, cycles, instructions, steps)
 
     def search_sliced(self, board: Board, depth: int, should_stop: Callable[[], bool], *,
                       slice_cycles: int = SLICE_CYCLES,
-                      on_slice: Callable[[int], None] | None = None) -> Search704 | None:
+                      on_slice: Callable[[int], None] | None = None,
+                      breaks: tuple[int, int, int, int] = SAMUEL_BREAKS) -> Search704 | None:
         """``search`` run ``slice_cycles`` at a time, asking ``should_stop`` between slices;
         None when it was stopped before it finished.  ``on_slice`` gets the cycles so far."""
         from emu704.host_call import CallStatus
 
-        if not 0 <= depth <= self.max_depth:
-            raise Program704Error(f"search depth must be 0..{self.max_depth}, got {depth}")
+        words = self._search_input(board, depth, breaks)
         call, address = self._search
         m = self.machine
         c0, i0 = m.cycles, m.instructions
-        status = call.call([*board_words(board.raw), depth], address, max_cycles=slice_cycles)
+        status = call.call(words, address, max_cycles=slice_cycles)
         while status == CallStatus.LIMIT:
             if on_slice is not None:
                 on_slice(m.cycles - c0)
@@ -217,9 +254,7 @@ class Program704:
             status = call.resume(max_cycles=slice_cycles)
         if status == CallStatus.STOPPED:
             raise Program704Error(f"search {depth}: the 704 program {call.where(self.symbols.data_words)}")
-        score, frm, to, nodes = call.outputs
-        return Search704(_signed(score), _square_of(frm), _square_of(to), nodes, m.cycles - c0,
-                         m.instructions - i0)
+        return self._search_output(m.cycles - c0, m.instructions - i0)
 
     def params(self, board: Board) -> tuple[dict[str, int], Run704]:
         """Samuel's Appendix C parameters the program computes (PARAMS), for the side to move,
@@ -232,6 +267,11 @@ class Program704:
         """The search's score of ``board`` for the side to move: EVAL_WEIGHTS over Samuel's terms."""
         run = self._run(self._eval, board_words(board.raw), DEFAULT_BUDGET, "evaluate")
         return Run704(_signed(self._eval[0].outputs[0]), run.cycles, run.instructions)
+
+    def load(self, board: Board) -> Run704:
+        """Only what every entry does first: the position read into the root record (its material
+        counted).  Take it from an entry's cost to time that entry's routine alone."""
+        return self._run(self._load, board_words(board.raw), DEFAULT_BUDGET, "load")
 
     def count(self, word: int) -> Run704:
         """One bits of a 35-bit word, counted by table look-up on the 704."""
@@ -255,3 +295,25 @@ class Program704:
             raise Program704Error(f"{what}: the 704 program {call.where(self.symbols.data_words)}")
         outputs = call.outputs
         return Run704(outputs[0] if outputs else 0, cycles, instructions)
+
+
+def line_moves(board: Board, steps: tuple[tuple[int, int], ...]) -> list[Move]:
+    """The program's principal line as legal moves: each move's path is the next steps in turn (a
+    multiple jump spans as many steps as it has jumps).  The line ends where the steps run out, or
+    at a step that starts no legal move (the program keeps PV_MAX steps, so a long line is cut)."""
+    out: list[Move] = []
+    after = board.copy()
+    i = 0
+    while i < len(steps):
+        found = None
+        for m in after.legal_moves:
+            n = len(m.path) - 1
+            if i + n <= len(steps) and all(steps[i + k] == (m.path[k], m.path[k + 1]) for k in range(n)):
+                found = m
+                break
+        if found is None:
+            break
+        out.append(found)
+        after.push(found)
+        i += len(found.path) - 1
+    return out

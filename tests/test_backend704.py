@@ -38,6 +38,19 @@ def test_depth_search_reports_704_time_and_plays_legal_moves(searcher: Searcher7
     assert infos[-1].machine_time > infos[-1].time
 
 
+def test_the_reported_line_is_legal_and_starts_with_the_move_played(searcher: Searcher704) -> None:
+    board = Board("B:W18,19,21,23,24,26,29,30,31,32:B1,2,3,5,6,7,9,10,12,14")
+    infos = []
+    result = searcher.search(board, Limit(depth=5), on_info=infos.append)
+    line = infos[-1].pv
+    assert len(line) >= 5 and line[0] == result.best  # Samuel's minimum ply, and more where he looks on
+    after = board.copy()
+    for move in line:
+        assert after.is_legal(move)
+        after.push(move)
+    assert infos[-1].seldepth >= len(line)
+
+
 def test_stop_and_the_clock_are_seen_between_slices(searcher: Searcher704) -> None:
     board = Board()
     threading.Timer(0.2, searcher.stop).start()

@@ -11,7 +11,18 @@ import pytest
 from engine import core
 from engine.board import Board
 from engine.errors import FenError
-from engine.program704 import EVAL_WEIGHTS, Program704, Program704Error, board_words
+from engine.move import Move
+from engine.program704 import (
+    EVAL_WEIGHTS,
+    JUMP_CREDIT,
+    PV_MAX,
+    SAMUEL_BREAKS,
+    Program704,
+    Program704Error,
+    board_words,
+    line_moves,
+)
+from engine.types import BLACK
 
 START_PERFT = [1, 7, 49, 302, 1469, 7361, 36768]
 
@@ -168,9 +179,6 @@ def test_bit_count_by_table_look_up(program: Program704) -> None:
 INF, LOSS = 30000, -20000
 
 
-QEXT = 17
-
-
 TERM_NAMES = core.samuel_term_names()
 
 
@@ -180,49 +188,129 @@ def _score(board: Board) -> int:
     return sum(w * terms[name] for name, w in EVAL_WEIGHTS.items())
 
 
-def reference_value(board: Board, depth: int) -> int:
-    """Plain negamax over whole moves with the 704 program's rules and evaluation, written from them:
-    to ``depth`` moves, then on through jumps only while one is pending (Samuel's rule), at most QEXT
-    moves further; EVAL_WEIGHTS over the C terms at the leaves; no move before the minimum depth loses."""
-    moves = board.legal_moves
-    if depth <= 0:
-        if depth <= -QEXT or not moves or not moves[0].is_capture:
-            return _score(board)
-    elif not moves:
-        return LOSS
-    best = -INF
+def _material(board: Board) -> int:
+    """Men 2 and kings 3, the side to move minus the other."""
+    r = board.raw
+    black = 2 * bin(r.black_men).count("1") + 3 * bin(r.black_kings).count("1")
+    white = 2 * bin(r.white_men).count("1") + 3 * bin(r.white_kings).count("1")
+    return black - white if r.turn == BLACK else white - black
+
+
+def _offer(board: Board, moves: list[Move]) -> bool:
+    """An exchange offer: some ordinary move leaves the other side a jump."""
     for m in moves:
         board.push(m)
-        best = max(best, -reference_value(board, depth - 1))
+        reply = board.legal_moves
         board.pop()
-    return best
+        if reply and reply[0].is_capture:
+            return True
+    return False
 
 
-def test_search_score_equals_a_plain_minimax(program: Program704) -> None:
-    boards = [Board(), *positions_from_play(120, 5), *random_positions(60, 6)]
+def samuel_value(board: Board, min_ply: int, breaks: tuple[int, int, int, int] = SAMUEL_BREAKS,
+                 ply: int = 0, last_jump: bool = False, alpha: int = -INF, beta: int = INF) -> int:
+    """Plain negamax over whole moves with Samuel's 1959 ply rules, written from his text: always to
+    the minimum ply; there, evaluate unless the next move is a jump, the last move was a jump or an
+    exchange offer is possible; from the first break point, unless a jump or an exchange offer; from
+    the second, unless a jump; from the third, also when a side is more than two kings ahead; at the
+    last, whatever is pending, a pending jump credited with a man.  No move is a loss at any ply.
+    Alpha-beta (fail-hard) only to keep it quick: the value at the root is the minimax value."""
+    b1, b2, b3, b4 = breaks
+    b4 = max(b4, min_ply)
+    moves = board.legal_moves
+    if not moves:
+        return LOSS
+    jump = moves[0].is_capture
+    if ply >= min_ply:
+        if ply >= b4:
+            stop = True
+        elif ply >= b3 and jump and abs(_material(board)) > 6:
+            stop = True
+        elif ply >= b2:
+            stop = not jump
+        elif ply >= b1:
+            stop = not jump and not _offer(board, moves)
+        else:
+            stop = not jump and not last_jump and not _offer(board, moves)
+        if stop:
+            return _score(board) + (JUMP_CREDIT if jump else 0)
+    for m in moves:
+        board.push(m)
+        value = -samuel_value(board, min_ply, breaks, ply + 1, jump, -beta, -alpha)
+        board.pop()
+        if value >= beta:
+            return beta
+        alpha = max(alpha, value)
+    return alpha
+
+
+def _check_search(program: Program704, board: Board, depth: int,
+                  breaks: tuple[int, int, int, int] = SAMUEL_BREAKS) -> None:
+    found = program.search(board, depth, breaks=breaks)
+    want = samuel_value(board.copy(), depth, breaks)
+    assert found.score == want, (board.fen(), depth, breaks)
+    assert found.nodes > 0
+    if depth == 0 or not board.legal_moves:
+        return
+    # The line's first move starts with the step the program names, and is worth the score.
+    line = line_moves(board, found.steps)
+    assert line, (board.fen(), found)
+    first = line[0]
+    assert (first.path[0], first.path[1]) == (found.first_from, found.first_to)
+    assert len(found.steps) == PV_MAX or sum(len(m.path) - 1 for m in line) == len(found.steps)
+    board.push(first)
+    value = -samuel_value(board, depth, breaks, 1, first.is_capture)
+    board.pop()
+    assert value == want, (board.fen(), str(first), value, want)
+
+
+def test_search_score_equals_samuels_rules_written_in_python(program: Program704) -> None:
+    boards = [Board(), *positions_from_play(150, 5), *random_positions(100, 6)]
     for i, board in enumerate(boards):
-        depth = 4 if i < 20 else 3
-        found = program.search(board, depth)
-        want = reference_value(board.copy(), depth)
-        assert found.score == want, (board.fen(), depth)
-        if board.legal_moves:  # the best move's first step starts a move worth the score
-            candidates = [m for m in board.legal_moves
-                          if (m.path[0], m.path[1]) == (found.first_from, found.first_to)]
-            assert candidates, (board.fen(), found)
-            values = []
-            for m in candidates:
-                board.push(m)
-                values.append(-reference_value(board, depth - 1))
-                board.pop()
-            assert want in values
-        assert found.nodes > 0
+        _check_search(program, board, 3 if i % 5 else 4)
+
+
+@pytest.mark.slow
+def test_deeper_searches_equal_samuels_rules(program: Program704) -> None:
+    boards = [*positions_from_play(200, 15), *random_positions(100, 16)]
+    for i, board in enumerate(boards):
+        _check_search(program, board, 5 + i % 2)
+
+
+def test_search_with_other_break_points_and_depths(program: Program704) -> None:
+    boards = [*positions_from_play(30, 7), *random_positions(30, 8)]
+    for i, board in enumerate(boards):
+        breaks = [(1, 2, 3, 4), (3, 3, 6, 8), (2, 4, 4, 3), (5, 6, 7, 20)][i % 4]
+        _check_search(program, board, [0, 1, 2, 3][i % 4], breaks)
+
+
+def test_exchange_offers_carry_the_look_ahead_on(program: Program704) -> None:
+    """Positions where an offer is possible: with the offer rule the program looks further than
+    without it (break points that switch it off), and still equals the reference."""
+    boards = [b for b in positions_from_play(300, 9)
+              if b.legal_moves and not b.legal_moves[0].is_capture and _offer(b, b.legal_moves)]
+    assert len(boards) > 20
+    deeper = 0
+    for board in boards[:40]:
+        with_offers = program.search(board, 3)
+        without = program.search(board, 3, breaks=(3, 3, 11, 20))  # from ply 3 only jumps go on
+        assert with_offers.score == samuel_value(board.copy(), 3)
+        assert without.score == samuel_value(board.copy(), 3, (3, 3, 11, 20))
+        deeper += with_offers.nodes > without.nodes
+    assert deeper > 30
 
 
 def test_alpha_beta_cuts_the_tree(program: Program704) -> None:
     found = program.search(Board(), 5)
     walked = sum(core.perft(Board().raw, d) for d in range(6))
     assert found.nodes < walked / 2  # cut-offs at work (a full-width walk visits every node and more)
-    assert found.score == reference_value(Board(), 5)
+    assert found.score == samuel_value(Board(), 5)
+
+
+def test_bad_break_points_are_refused(program: Program704) -> None:
+    for breaks in [(0, 5, 11, 20), (4, 5, 11, 10**6), (4, 5, 11)]:
+        with pytest.raises(Program704Error, match="break points"):
+            program.search(Board(), 3, breaks=breaks)  # type: ignore[arg-type]
 
 
 def positions_from_play(n: int, seed: int) -> list[Board]:
