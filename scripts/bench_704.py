@@ -91,7 +91,8 @@ def main() -> int:
     t0 = time.perf_counter()
     found = program.search(board, args.search_depth)
     wall = time.perf_counter() - t0
-    print(f"search {args.search_depth} from the start inside the 704 program (Samuel's ply rules, alpha-beta): "
+    print(f"search {args.search_depth} from the start inside the 704 program "
+          f"(Samuel's ply rules, alpha-beta): "
           f"{found.nodes:,} nodes in {wall * 1000:.1f} ms: {found.nodes / wall / 1e6:.2f} M nodes/s; "
           f"704 time {found.seconds_704:,.1f} s, {found.cycles / found.nodes * CYCLE_SECONDS * 1000:.2f} ms "
           f"a node")

@@ -222,9 +222,7 @@ def samuel_value(board: Board, min_ply: int, breaks: tuple[int, int, int, int] =
         return LOSS
     jump = moves[0].is_capture
     if ply >= min_ply:
-        if ply >= b4:
-            stop = True
-        elif ply >= b3 and jump and abs(_material(board)) > 6:
+        if ply >= b4 or (ply >= b3 and jump and abs(_material(board)) > 6):  # more than two kings ahead
             stop = True
         elif ply >= b2:
             stop = not jump
