@@ -807,6 +807,15 @@ def assemble_file(path: str | os.PathLike[str], memory_size: int = 4096) -> Imag
         return assemble(f.read(), memory_size, name=os.fspath(path))
 
 
+SAMPLE_MEMORY = {"checkers.sap": 32768}
+"""Sample programs that need more than the 4K machine (checkers.sap: its 4096-word bit-count table)."""
+
+
+def sample_memory(path: str | os.PathLike[str]) -> int:
+    """The memory a sample program is written for: 4K unless SAMPLE_MEMORY says otherwise."""
+    return SAMPLE_MEMORY.get(os.path.basename(os.fspath(path)), 4096)
+
+
 def iter_sources() -> Iterator[str]:
     """Paths of the sample programs shipped in emu704/programs."""
     folder = os.path.join(os.path.dirname(__file__), "programs")

@@ -46,10 +46,10 @@ class Searcher704:
 
     backend = "704"
 
-    def __init__(self, *, pace: str = "emulator", max_depth: int = 30) -> None:
+    def __init__(self, *, pace: str = "emulator", max_depth: int = 30, deck: str | None = None) -> None:
         if pace not in PACES:
             raise ValueError(f"pace must be one of {', '.join(PACES)}, not {pace!r}")
-        self.program = Program704()
+        self.program = Program704(deck)
         self.pace = pace
         self.max_depth = min(max_depth, self.program.max_depth)
         self.mode = Mode.SAMUEL

@@ -15,9 +15,11 @@ machine's pace.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.board import Board
@@ -28,6 +30,7 @@ from engine.types import BLACK
 
 if TYPE_CHECKING:
     from emu704.host_call import HostCall
+    from emu704.symbols import SymbolTable
 
 CYCLE_SECONDS = 12e-6
 """One 704 machine cycle."""
@@ -154,18 +157,54 @@ def _image() -> object:
     return assemble(source, MEMORY_WORDS, name="checkers.sap")
 
 
-class Program704:
-    """Samuel's checkers program loaded in an emulated 704 (C fast path), ready to be called."""
+ENTRY_NAMES = ("ENTRY", "RETURN", "EMOVES", "EMAKE", "ECOUNT", "EINIT", "ESRCH", "EPARAM", "EEVAL", "ELOAD")
 
-    def __init__(self) -> None:
+
+def _deck_blocks(deck: Path) -> tuple[list[tuple[int, list[int]]], SymbolTable]:
+    """The words of a self-loading deck (``samuel emu704 asm`` output) and the symbol file beside it;
+    each fault a Program704Error naming the file and what is wrong."""
+    from emu704.cards import CardFormatError, load_cbn
+    from emu704.loader import parse_self_loading_deck
+    from emu704.symbols import SymbolFileError, read_symbols
+
+    try:
+        blocks, _start = parse_self_loading_deck(load_cbn(deck))
+        symbols = read_symbols(deck.with_suffix(".sym"))
+    except FileNotFoundError:
+        raise Program704Error(f"{deck}: no such deck") from None
+    except (CardFormatError, SymbolFileError, OSError, ValueError) as exc:
+        raise Program704Error(f"{deck}: cannot be loaded as the 704 program: {exc}") from None
+    if symbols.memory_words > MEMORY_WORDS:
+        raise Program704Error(f"{deck}: assembled for {symbols.memory_words} words, the machine has "
+                              f"{MEMORY_WORDS}")
+    missing = [n for n in (*ENTRY_NAMES, "MAXPLY", "OPVT", "OPVN") if n not in symbols.symbols]
+    if missing:
+        raise Program704Error(f"{deck}: not a checkers program for this host: no {', '.join(missing)} "
+                              f"in {deck.with_suffix('.sym').name}")
+    return blocks, symbols
+
+
+class Program704:
+    """Samuel's checkers program loaded in an emulated 704 (C fast path), ready to be called.
+
+    By default the program is the one shipped in the package (assembled once per process); ``deck``
+    names a self-loading deck of one's own (``samuel emu704 asm`` writes it with its symbol file)."""
+
+    def __init__(self, deck: str | os.PathLike[str] | None = None) -> None:
         from emu704.fast import FastMachine
         from emu704.host_call import HostCall
         from emu704.symbols import table_of
 
-        image = _image()
-        self.symbols = table_of(image)  # type: ignore[arg-type]
         self.machine = FastMachine(MEMORY_WORDS)
-        image.load_into(self.machine.write)  # type: ignore[attr-defined]
+        if deck is None:
+            image = _image()
+            self.symbols = table_of(image)  # type: ignore[arg-type]
+            image.load_into(self.machine.write)  # type: ignore[attr-defined]
+        else:
+            blocks, self.symbols = _deck_blocks(Path(deck))
+            for origin, words in blocks:
+                for i, word in enumerate(words):
+                    self.machine.write(origin + i, word)
         a = self.symbols.address
         ret = a("RETURN")
         board_in = [a(n) for n in ("IFA", "IBA", "IFP", "IBP")]

@@ -39,6 +39,8 @@ class SessionDefaults:
     mode: str = "pvs"
     hash_mb: int = 16
     backend: str = "modern"
+    deck704: str = ""
+    """The deck backend=704 runs (empty: the program in the package)."""
     rote: str = ""
     """Samuel's rote memory: an SQLite file every session reads and adds its games to
     (set by the server operator; empty: off)."""
@@ -164,6 +166,7 @@ class EngineSession:
         self.options.set("mode", d.mode)
         self.options.set("hash", str(d.hash_mb))
         self.options.set("backend", d.backend)
+        self.deck704 = d.deck704 or None
         self.budget = d.hash_budget
         self._searcher: Searcher | None = None
         self._searcher_key: tuple[str, str, str, str] | None = None
@@ -222,7 +225,7 @@ class EngineSession:
             if self._searcher is None and o.values["backend"] == "704":
                 from engine.backend704 import Searcher704  # the emulator, only when asked for
 
-                self._searcher = Searcher704()  # type: ignore[assignment]
+                self._searcher = Searcher704(deck=self.deck704)  # type: ignore[assignment]
                 self._clear_pending = False
             elif self._searcher is None:
                 self._reserve(want)

@@ -21,7 +21,7 @@ from protocol.framing import DEFAULT_MAX_LINE, stream_limit
 from protocol.memory_budget import HashBudget, default_budget_mb
 from protocol.options import BACKENDS, MODES
 from protocol.session import SessionDefaults
-from samuel.commands.analyse import HASH_MAX_MB, HASH_MIN_MB, hash_size, positive_int
+from samuel.commands.analyse import HASH_MAX_MB, HASH_MIN_MB, deck704_file, hash_size, positive_int
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
@@ -50,6 +50,9 @@ def add_session_arguments(p: argparse.ArgumentParser, *, modes: bool = True, lin
                         "what is left is refused (default: a quarter of physical memory, "
                         f"{default_budget_mb()} MB here)")
     p.add_argument("--backend", default="modern", choices=BACKENDS, help="engine backend (default: modern)")
+    p.add_argument("--deck704", metavar="FILE", type=deck704_file, default=None,
+                   help="the deck backend=704 sessions run: a self-loading deck of one's own (samuel "
+                        "emu704 asm writes it with its .sym) instead of the program in the package")
     p.add_argument("--rote", metavar="FILE", default="",
                    help="Samuel's rote learning: every game adds its positions to this SQLite memory, "
                         "and every search looks its leaves up in it (default: off)")
@@ -81,7 +84,8 @@ def session_defaults(args: argparse.Namespace) -> SessionDefaults:
     if evaluator.endswith(".json"):  # the operator's own file: known by its name to every session
         evaluator = evaluators.register(evaluators.load(evaluator))
     return SessionDefaults(evaluator=evaluator, mode=getattr(args, "mode", "pvs"), hash_mb=args.hash,
-                           backend=args.backend, rote=getattr(args, "rote", "") or "",
+                           backend=args.backend, deck704=getattr(args, "deck704", None) or "",
+                           rote=getattr(args, "rote", "") or "",
                            rote_merge_every=getattr(args, "rote_merge_every", 20),
                            alpha=getattr(args, "alpha", "") or "",
                            alpha_dir=alpha_dir, hash_budget=HashBudget(budget_mb))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from serving import CaptureWriter
@@ -12,6 +13,7 @@ from serving import CaptureWriter
 from engine.backend704 import Searcher704
 from engine.board import Board
 from engine.limits import Limit
+from engine.program704 import Program704, Program704Error
 from matches.engines import parse_engine
 from protocol.cb_session import run_cb
 from protocol.context import ServerSettings
@@ -122,3 +124,61 @@ def test_match_spec_and_cli_take_backend_704(capsys: pytest.CaptureFixture[str])
     assert main(["analyse", "--backend", "704", "--depth", "4"]) == 0
     out = capsys.readouterr().out
     assert "bestmove" in out
+
+
+def test_a_deck_of_ones_own_runs_and_a_bad_one_is_named(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    source = Path(__file__).resolve().parents[1] / "emu704" / "programs"
+    deck = tmp_path / "mine.cbn"
+    assert main(["emu704", "asm", str(source / "checkers.sap"), "-o", str(deck),
+                 "--listing", str(tmp_path / "mine.lst")]) == 0
+    own, shipped = Program704(deck), Program704()
+    for board in (Board(), Board("W:W18,19,21,23,24,26,29,30,31,32:B1,2,3,5,6,7,9,10,12,14")):
+        assert own.search(board, 4) == shipped.search(board, 4)
+
+    (tmp_path / "torn.cbn").write_bytes(deck.read_bytes()[:500])
+    (tmp_path / "torn.sym").write_text((tmp_path / "mine.sym").read_text())
+    with pytest.raises(Program704Error, match=r"torn\.cbn: cannot be loaded.*card"):
+        Program704(tmp_path / "torn.cbn")
+    (tmp_path / "alone.cbn").write_bytes(deck.read_bytes())
+    with pytest.raises(Program704Error, match=r"alone\.sym: no such symbol file"):
+        Program704(tmp_path / "alone.cbn")
+    loop = tmp_path / "loop.cbn"
+    assert main(["emu704", "asm", str(source / "loop.sap"), "-o", str(loop),
+                 "--listing", str(tmp_path / "loop.lst")]) == 0
+    with pytest.raises(Program704Error, match="not a checkers program for this host: no ENTRY"):
+        Program704(loop)
+    with pytest.raises(Program704Error, match="no such deck"):
+        Program704(tmp_path / "missing.cbn")
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_info:
+        main(["analyse", "--backend", "704", "--deck704", str(tmp_path / "torn.cbn")])
+    assert exit_info.value.code == 2
+    assert "torn.cbn: cannot be loaded" in capsys.readouterr().err
+
+
+def test_bad_input_to_a_704_session_is_named_and_the_session_goes_on() -> None:
+    async def run() -> list[str]:
+        reader = asyncio.StreamReader(limit=stream_limit(4096))
+        out = CaptureWriter()
+        task = asyncio.ensure_future(run_hub(reader, out, ServerSettings()))
+        reader.feed_data(b"set-param name=backend value=704\ninit\n"
+                         b"pos pos=Wxyz\n"                        # not a position
+                         b"pos start moves=\"11-15 22-18 12-16\"\n"  # 15x22 is compulsory there
+                         b"pos pos=Wbbbbbbbbbbbbbeeeeeeewwwwwwwwwwww\n"  # 13 men: more than a side has
+                         b"pos start moves=11-15\nlevel depth=3\ngo think\n")
+        got: list[str] = []
+        while not any(g.startswith("done") for g in got):
+            got.append(await asyncio.wait_for(out.lines.get(), 60))
+        reader.feed_data(b"quit\n")
+        await asyncio.wait_for(task, 60)
+        return got
+
+    got = asyncio.run(run())
+    errors = [line for line in got if line.startswith("error")]
+    assert len(errors) == 3, got
+    assert "12-16" in errors[1]
+    board = Board()
+    board.push(board.parse_move("11-15"))
+    move = got[-1].split("move=")[1].split()[0]
+    assert board.parse_move(move) in board.legal_moves

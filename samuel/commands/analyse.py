@@ -121,12 +121,26 @@ def add_engine_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--backend", default="modern", choices=("modern", "704"),
                    help="the modern core, or Samuel's program in 704 assembly on the emulated IBM 704 "
                         "(its own search and piece-advantage evaluation; --eval and --mode do not apply)")
+    p.add_argument("--deck704", metavar="FILE", type=deck704_file, default=None,
+                   help="with --backend 704: a self-loading deck of one's own (samuel emu704 asm writes it "
+                        "with its .sym beside it) instead of the program shipped in the package")
     p.add_argument("--pace", default="emulator", choices=("emulator", "704"),
                    help="with --backend 704: as fast as the emulator goes, or held to the real 704's "
                         "12 microseconds a cycle (default: %(default)s)")
     p.add_argument("--hash", type=hash_size, default=64, metavar="MB",
                    help=f"transposition table size in MB, {HASH_MIN_MB}..{HASH_MAX_MB} "
                         "(default: %(default)s)")
+
+
+def deck704_file(text: str) -> str:
+    """A 704 checkers deck, loaded once here so that a bad one is a usage error naming what is wrong."""
+    from engine.program704 import Program704, Program704Error
+
+    try:
+        Program704(text)
+    except Program704Error as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
 def make_searcher(args: argparse.Namespace) -> Searcher:
@@ -136,7 +150,8 @@ def make_searcher(args: argparse.Namespace) -> Searcher:
     if getattr(args, "backend", "modern") == "704":
         from engine.backend704 import Searcher704
 
-        return Searcher704(pace=getattr(args, "pace", "emulator"))  # type: ignore[return-value]
+        return Searcher704(pace=getattr(args, "pace", "emulator"),  # type: ignore[return-value]
+                           deck=getattr(args, "deck704", None))
     return Searcher(by_name(args.eval), mode=Mode.parse(args.mode), hash_mb=args.hash)
 
 

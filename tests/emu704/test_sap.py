@@ -572,7 +572,7 @@ def test_sample_programs_assemble() -> None:
     names = {os.path.basename(p) for p in paths}
     assert {"loop.sap", "bitcount.sap", "cards_to_printer.sap"} <= names
     for path in paths:
-        image = sap.assemble_file(path)
+        image = sap.assemble_file(path, sap.sample_memory(path))
         assert image.start is not None
         image.deck()  # clear of the loader's locations, inside memory
 
