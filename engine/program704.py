@@ -177,7 +177,8 @@ def _deck_blocks(deck: Path) -> tuple[list[tuple[int, list[int]]], SymbolTable]:
     if symbols.memory_words > MEMORY_WORDS:
         raise Program704Error(f"{deck}: assembled for {symbols.memory_words} words, the machine has "
                               f"{MEMORY_WORDS}")
-    missing = [n for n in (*ENTRY_NAMES, "MAXPLY", "OPVT", "OPVN") if n not in symbols.symbols]
+    needed = (*ENTRY_NAMES, "MAXPLY", "OPVT", "OPVN", "OBFSQ", "OBTSQ")
+    missing = [n for n in needed if n not in symbols.symbols]
     if missing:
         raise Program704Error(f"{deck}: not a checkers program for this host: no {', '.join(missing)} "
                               f"in {deck.with_suffix('.sym').name}")
@@ -221,7 +222,7 @@ class Program704:
         self._load = (HostCall(m, board_in, [], ret), a("ELOAD"))
         search_in = [*board_in, a("IDEPTH"), *(a(f"IB{i}") for i in range(1, 5))]
         pv_out = [a("OPVN"), *(a("OPVT") - k for k in range(PV_MAX))]
-        self._search = (HostCall(m, search_in, [a(n) for n in ("OSCORE", "OBESTF", "OBESTT", "ONODES")]
+        self._search = (HostCall(m, search_in, [a(n) for n in ("OSCORE", "OBFSQ", "OBTSQ", "ONODES")]
                                  + pv_out, ret), a("ESRCH"))
         self._run((HostCall(m, [], [], ret), a("EINIT")), [], DEFAULT_BUDGET, "building the bit-count table")
         self.max_ply = a("MAXPLY")
@@ -270,7 +271,8 @@ class Program704:
     def _search_output(self, cycles: int, instructions: int) -> Search704:
         score, frm, to, nodes, pv_len, *pv = self._search[0].outputs
         steps = tuple(_step_of(w) for w in pv[:min(pv_len, PV_MAX)])
-        return Search704(_signed(score), _square_of(frm), _square_of(to), nodes, cycles, instructions, steps)
+        # The program locates the best step's squares itself (bit count and a square table).
+        return Search704(_signed(score), frm or None, to or None, nodes, cycles, instructions, steps)
 
     def search_sliced(self, board: Board, depth: int, should_stop: Callable[[], bool], *,
                       slice_cycles: int = SLICE_CYCLES,
