@@ -182,3 +182,42 @@ def test_bad_input_to_a_704_session_is_named_and_the_session_goes_on() -> None:
     board.push(board.parse_move("11-15"))
     move = got[-1].split("move=")[1].split()[0]
     assert board.parse_move(move) in board.legal_moves
+
+
+def test_a_dxp_game_against_a_704_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`samuel serve --backend 704`: a DXP client plays a whole game against the 704 program,
+    and an illegal move of its own is answered with the game's end, the server going on."""
+    import random
+
+    from serving import DxpServerThread
+    from test_dxp_session import Client, accept, engine_reply, our_move
+
+    from protocol import dxp_grammar as g
+    from protocol import dxp_session
+
+    monkeypatch.setattr(dxp_session, "MESSAGE_GAP", 0.005)
+    settings = ServerSettings(dxp_movetime=0.02, defaults=SessionDefaults(backend="704", hash_mb=1),
+                              idle_timeout=60.0)
+    rng = random.Random(704)
+    with DxpServerThread(settings) as server:
+        c = Client(server.port)
+        try:
+            accept(c, follower="W")  # the server plays White: we move first
+            board = Board()
+            while board.legal_moves and len(board.move_stack) < 160:
+                our_move(c, board, rng)
+                if not board.legal_moves:
+                    break
+                engine_reply(c, board)
+            assert len(board.move_stack) >= 20
+            c.send(g.format_message(g.GameEnd()))
+            c.expect("E")
+            accept(c, follower="W")
+            bad = Board("B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12")
+            c.send(g.format_message(g.MoveMsg(0, 11, 20)))  # 11 to 20 is no move
+            c.expect("E")
+            accept(c, follower="W")  # the session is still there
+            our_move(c, bad, rng)
+            engine_reply(c, bad)
+        finally:
+            c.close()
