@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,8 +66,18 @@ def features(board: Board) -> dict[str, int]:
     return dict(zip(FEATURE_NAMES, core.features(board.raw), strict=False))
 
 
-BUILTIN: dict[str, Evaluator] = {e.name: e for e in (MATERIAL, DEFAULT)}
-"""The evaluators defined in code."""
+def _samuel_1959() -> Evaluator:
+    from engine.learners.samuel_terms import SAMUEL_1959  # it builds on Evaluator: imported when asked for
+
+    return SAMUEL_1959
+
+
+BUILTIN: dict[str, Callable[[], Evaluator]] = {
+    "material": lambda: MATERIAL,
+    "default": lambda: DEFAULT,
+    "samuel-1959": _samuel_1959,
+}
+"""The evaluators defined in code, by name: one entry each."""
 
 LEARNED_DIR = Path(__file__).resolve().parent / "data" / "evaluators"
 """Trained evaluators shipped with the package, one JSON file each, named by file stem."""
@@ -165,7 +175,7 @@ def available() -> list[str]:
 def by_name(name: str) -> Evaluator:
     """A built-in or shipped evaluator by name, or any evaluator file by its ``.json`` path."""
     if name in BUILTIN:
-        return BUILTIN[name]
+        return BUILTIN[name]()
     if name in _REGISTERED:
         return _REGISTERED[name]
     shipped = LEARNED_DIR / f"{name}.json"
@@ -186,6 +196,3 @@ def evaluator_name(name: str) -> str:
     except OptionError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return name
-
-
-import engine.samuel_terms  # noqa: E402, F401  registers "samuel-1959" (it builds on Evaluator)

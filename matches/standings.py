@@ -2,7 +2,7 @@
 
 Everything here is a pure function of the GameRecords (plus the clock the caller
 passes), so the live view, ``samuel ratings`` reading a stored tournament and the
-final report all agree.  Ratings come from ``engine.ratings``:
+final report all agree.  Ratings come from ``matches.ratings``:
 
 - more than two engines: the joint Bradley-Terry list (``rating_list``) with a
   first-move term and bootstrap intervals, never an Elo from each engine's score
@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.ratings import (
+from matches.ratings import (
     EloEstimate,
     GameResult,
     SprtConfig,

@@ -16,10 +16,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.ratings import SprtConfig, SprtStatus
 from matches.engines import EngineSpec
 from matches.executor import Executor, ExecutorError, LocalPool
 from matches.openings import Opening, load_openings
+from matches.ratings import SprtConfig, SprtStatus
 from matches.record import GameRecord, GameSpec
 from matches.referee import GameRules
 from matches.schedule import FORMATS, fixed_schedule, gauntlet, round_robin, swiss_round

@@ -18,9 +18,9 @@ from typing import Any
 from rich.console import Console
 
 from engine.errors import SamuelError
-from engine.ratings import SprtConfig
 from matches.engines import EngineSpec, load_engines_toml, parse_engine
 from matches.live import LiveView, RunningGame
+from matches.ratings import SprtConfig
 from matches.referee import Adjudication, GameRules
 from matches.report import render_markdown, render_text
 from matches.store import TournamentStore

@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine import agreement, core
+from engine import core
 from engine.evaluators import DEFAULT, MATERIAL
-from engine.learners import book_data
+from engine.learners import agreement, book_data
 
 SMALL = Path(__file__).resolve().parent / "data" / "book_small.pdn"
 

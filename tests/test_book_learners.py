@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from book_scoring import SMALL_PDN as SMALL
 
-from engine import agreement, core, evaluators
+from engine import core, evaluators
 from engine.board import Board
-from engine.learners import book_data, heuristic, move_phase
+from engine.learners import agreement, book_data, heuristic, move_phase
 from engine.limits import Limit
 from engine.search import Searcher
 from samuel.cli import main

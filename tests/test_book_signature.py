@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 from book_scoring import c_scores
 
-from engine import agreement, core, evaluators
+from engine import core, evaluators
 from engine.board import Board
-from engine.learners import book_data
+from engine.learners import agreement, book_data
 from engine.learners import signature_tables as sg
 from engine.learners.book_polynomial import TERM_NAMES
 

@@ -7,9 +7,9 @@ import pytest
 from book_scoring import SMALL_PDN as SMALL
 from book_scoring import c_scores
 
-from engine import agreement, core
+from engine import core
 from engine.board import Board
-from engine.learners import book_data, tabulated
+from engine.learners import agreement, book_data, tabulated
 from engine.learners.book_polynomial import TERM_NAMES, child_terms
 
 

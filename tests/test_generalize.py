@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from engine import BLACK, WHITE, Board, evaluators, samuel_terms
+from engine import BLACK, WHITE, Board, evaluators
+from engine.learners import samuel_terms
 from engine.learners.generalize import (
     Alpha,
     SelfPlay,

@@ -9,8 +9,8 @@ import time
 from rich.console import Console
 from test_match_standings import match, random_tournament
 
-from engine.ratings import SprtConfig
 from matches.live import LiveView, RunningGame, format_duration, llr_bar, render, sprt_percent
+from matches.ratings import SprtConfig
 from matches.standings import compute_standings
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 from test_match_live import text_of
 from test_match_standings import game, match, random_tournament
 
-from engine.ratings import SprtConfig
 from matches.plot import plot_ratings
+from matches.ratings import SprtConfig
 from matches.record import Ending, SideReport
 from matches.report import render_markdown, render_text, tournament_title
 from matches.standings import compute_standings, llr_history

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from engine.ratings import GameResult, SprtConfig, pentanomial, rating_list, sprt_status, trinomial
+from matches.ratings import GameResult, SprtConfig, pentanomial, rating_list, sprt_status, trinomial
 from matches.record import Ending, GameRecord, GameSpec, SideReport
 from matches.standings import (
     complete_pairs,

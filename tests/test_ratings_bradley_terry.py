@@ -1,4 +1,4 @@
-"""Joint Bradley–Terry rating list, first-move term, bootstrap intervals (engine.ratings.bradley_terry)."""
+"""Joint Bradley–Terry rating list, first-move term, bootstrap intervals (matches.ratings.bradley_terry)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from engine.ratings import GameResult, RatingsError, elo_from_score, fit, rating_list, score_from_elo
+from matches.ratings import GameResult, RatingsError, elo_from_score, fit, rating_list, score_from_elo
 
 TRUE = {"alpha": 150.0, "beta": 50.0, "gamma": -50.0, "delta": -150.0}  # mean 0
 ADVANTAGE = 40.0

@@ -1,4 +1,4 @@
-"""Two-player match statistics: score, Elo interval, LOS, nElo (engine.ratings.elo)."""
+"""Two-player match statistics: score, Elo interval, LOS, nElo (matches.ratings.elo)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from statistics import NormalDist
 
 import pytest
 
-from engine.ratings import (
+from matches.ratings import (
     NELO,
     PENTANOMIAL_SCORES,
     TRINOMIAL_SCORES,

@@ -1,4 +1,4 @@
-"""Sequential tests: GSPRT (logistic, normalized), cutechess's BayesElo SPRT, status (engine.ratings.sprt)."""
+"""Sequential tests: GSPRT (logistic, normalized), cutechess's BayesElo SPRT, status (matches.ratings)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from engine.ratings import (
+from matches.ratings import (
     NELO,
     PENTANOMIAL_SCORES,
     TRINOMIAL_SCORES,
@@ -21,7 +21,7 @@ from engine.ratings import (
     sprt,
     sprt_status,
 )
-from engine.ratings.sprt import expected_remaining
+from matches.ratings.sprt import expected_remaining
 
 # The reference's "Verified" table (matches-and-ratings.md §2.2): counts, bounds, logistic and normalized LLR.
 # Trinomial counts are [L, D, W]; pentanomial [LL, LD, WL+DD, WD, WW].

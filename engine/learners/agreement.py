@@ -47,14 +47,14 @@ the search gives the evaluator at a leaf.  ``depth=N > 0`` searches every
 child N plies deep (PVS, fixed depth, the same parent and game ply given to
 the core, table cleared per book position) and negates its score.
 
-Evaluators whose data are large get a vectorized scorer (``BATCH_SCORERS``,
-keyed by the evaluator kind) that must give exactly the C evaluator's numbers;
-the others are evaluated one child at a time through the core.
+Evaluators whose data are large get a vectorized scorer (the learner's
+``batch_scores``, found through ``engine.learners.registry`` by evaluator kind)
+that must give exactly the C evaluator's numbers; the others are evaluated one
+child at a time through the core.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -62,6 +62,7 @@ import numpy as np
 
 from engine import core
 from engine.evaluators import Evaluator
+from engine.learners import registry
 from engine.learners.book_data import BookPositions
 
 ProgressFn = Callable[[int, int], None]
@@ -69,28 +70,6 @@ ProgressFn = Callable[[int, int], None]
 
 BatchScorer = Callable[[Evaluator, BookPositions], np.ndarray]
 """(evaluator, positions) -> one score per legal move, from the mover's point of view."""
-
-BATCH_SCORERS: dict[int, BatchScorer] = {}
-"""Vectorized static scorers by evaluator kind; modules register theirs on import."""
-
-BATCH_MODULES: dict[int, str] = {
-    core.EVAL_PHASE: "engine.learners.move_phase",
-    core.EVAL_HEURISTIC: "engine.learners.heuristic",
-    core.EVAL_SIGNATURE: "engine.learners.signature_tables",
-    core.EVAL_TABULATED: "engine.learners.tabulated",
-}
-"""Modules imported (when present) to register the scorer of a kind."""
-
-
-def batch_scorer(kind: int) -> BatchScorer | None:
-    """The vectorized scorer for an evaluator kind, importing its module on first use."""
-    if kind not in BATCH_SCORERS and kind in BATCH_MODULES:
-        try:
-            importlib.import_module(BATCH_MODULES[kind])
-        except ModuleNotFoundError as exc:
-            if exc.name != BATCH_MODULES[kind]:
-                raise  # the module exists but something it needs does not
-    return BATCH_SCORERS.get(kind)
 
 TIE_RULES = ("samuel", "griffith")
 
@@ -219,7 +198,7 @@ def static_scores(
     evaluator: Evaluator, positions: BookPositions, progress: ProgressFn | None = None
 ) -> np.ndarray:
     """Score of each legal move's position for the player who moved (minus the child's score)."""
-    batch = batch_scorer(evaluator.spec.kind)
+    batch = registry.batch_scorer(evaluator.spec.kind)
     if batch is not None:
         out = np.asarray(batch(evaluator, positions), dtype=np.float64)
         if progress is not None:
@@ -326,12 +305,9 @@ def measure_scores(
 
 
 __all__ = [
-    "BATCH_MODULES",
-    "BATCH_SCORERS",
     "TIE_RULES",
     "Agreement",
     "PerPosition",
-    "batch_scorer",
     "compare",
     "indices",
     "jitter",

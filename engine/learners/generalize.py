@@ -22,9 +22,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import core, samuel_terms
+from engine import core
 from engine.board import Board
 from engine.evaluators import Evaluator
+from engine.learners import samuel_terms
 from engine.learners.generalize_state import (
     ACTIVE_TERMS,
     Correction,

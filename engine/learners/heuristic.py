@@ -20,7 +20,7 @@ scores; ``train(..., choose=False)`` returns the default reading.
 
 Ties: the evaluator returns the level; Griffith gave the moves of one level
 random scores inside the level's band (0.9-1.0, 0.8-0.9, ...) because ties
-bias C.  ``engine.agreement.measure(..., tie_break="random", seed=S)`` does
+bias C.  ``engine.learners.agreement.measure(..., tie_break="random", seed=S)`` does
 exactly that, reproducibly.
 """
 
@@ -176,7 +176,7 @@ def train(
     **_opts: Any,
 ) -> Evaluator:
     """The heuristic evaluator; with ``choose``, the reading with the best C on ``positions`` (sampled)."""
-    from engine import agreement
+    from engine.learners import agreement
 
     if not choose or len(positions) == 0:
         return evaluator(name=name, scale=scale, material=material,
@@ -206,12 +206,3 @@ def train(
         "chosen_by": "C (random ties) on the training positions",
         "train_C": results,
     })
-
-
-def _register() -> None:
-    from engine import agreement
-
-    agreement.BATCH_SCORERS[core.EVAL_HEURISTIC] = batch_scores
-
-
-_register()

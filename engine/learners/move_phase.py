@@ -151,12 +151,3 @@ def batch_scores(evaluator: Evaluator, positions: BookPositions) -> np.ndarray:
     positional = np.where(keys >= 0, table[np.maximum(keys, 0)] * scale // ONE, 0)
     mat = mat_w * material(positions.children()) if mat_w else 0
     return (positional - mat).astype(np.float64)
-
-
-def _register() -> None:
-    from engine import agreement
-
-    agreement.BATCH_SCORERS[core.EVAL_PHASE] = batch_scores
-
-
-_register()

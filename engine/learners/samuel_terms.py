@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from engine import core
 from engine.board import Board
 from engine.errors import OptionError
-from engine.evaluators import BUILTIN, Evaluator
+from engine.evaluators import Evaluator
 
 PARAM_NAMES: tuple[str, ...] = tuple(core.samuel_param_names())
 """The 26 simple parameters, in C order (ADV ... THRET)."""
@@ -145,5 +145,3 @@ def polynomial(
 
 SAMUEL_1959: Evaluator = polynomial(SAMUEL_1959_COEFFICIENTS, name="samuel-1959")
 """Samuel's published polynomial after 42 games of the second series (Appendix C)."""
-
-BUILTIN.setdefault(SAMUEL_1959.name, SAMUEL_1959)

@@ -31,7 +31,7 @@ quantization thresholds are empirical quantiles (1/5 or 1/Q3 steps) of the
 stored integers over the phase's training children, and a value ``x`` has
 the level ``#{thresholds < x}``.
 
-The 27 terms (``engine.samuel_terms`` names only; each seen by the player who
+The 27 terms (``engine.learners.samuel_terms`` names only; each seen by the player who
 made the move, ``v = -term``, Samuel's own difference convention):
 
 * 7 levels: DENY, MOBIL, PADV, EXCH, THRET, CNTR, DIAV, GAP, POLE
@@ -406,12 +406,3 @@ def score_terms(evaluator: Evaluator, terms: np.ndarray, rows: np.ndarray) -> np
 def batch_scores(evaluator: Evaluator, positions: BookPositions) -> np.ndarray:
     """Exactly ``-evaluate(child, parent=book position)`` for every legal move."""
     return -score_terms(evaluator, child_terms(positions), positions.children()).astype(np.float64)
-
-
-def _register() -> None:
-    from engine import agreement
-
-    agreement.BATCH_SCORERS[core.EVAL_SIGNATURE] = batch_scores
-
-
-_register()

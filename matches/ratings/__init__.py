@@ -7,8 +7,8 @@ Pure mathematics: no printing, no protocol.
 - ``bradley_terry``: a joint Elo fit over many engines with a first-move term and bootstrap intervals.
 """
 
-from engine.ratings.bradley_terry import GameResult, Rating, RatingList, fit, rating_list
-from engine.ratings.elo import (
+from matches.ratings.bradley_terry import GameResult, Rating, RatingList, fit, rating_list
+from matches.ratings.elo import (
     NELO,
     PENTANOMIAL_SCORES,
     TRINOMIAL_SCORES,
@@ -22,7 +22,7 @@ from engine.ratings.elo import (
     score_from_elo,
     trinomial,
 )
-from engine.ratings.sprt import (
+from matches.ratings.sprt import (
     SprtConfig,
     SprtStatus,
     llr_bayeselo,

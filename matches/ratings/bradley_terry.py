@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from engine.ratings.elo import RatingsError
+from matches.ratings.elo import RatingsError
 
 _C = math.log(10.0) / 400.0  # d(logit)/d(Elo)
 _NEWTON_ITERATIONS = 100

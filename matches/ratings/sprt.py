@@ -41,7 +41,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.ratings.elo import (
+from matches.ratings.elo import (
     NELO,
     PENTANOMIAL_SCORES,
     TRINOMIAL_SCORES,

@@ -9,7 +9,7 @@ and the book move is compared with the alternatives.  Prints Samuel's C under
 both tie rules, Griffith's D, top-1 agreement, the book move's mean rank and
 percentile rank, the tie rate, a bootstrap 95% interval for C over games, and
 the same indices with ties broken at random (Griffith's randomized scores).
-Definitions: engine/agreement.py and docs/learners/book.md.  The figures go to
+Definitions: engine/learners/agreement.py and docs/learners/book.md.  The figures go to
 stdout, the progress bar to stderr.
 """
 
@@ -24,8 +24,7 @@ from typing import TYPE_CHECKING
 from samuel.commands.analyse import EvaluatorAction, evaluator_type, nonnegative_int, positive_int
 
 if TYPE_CHECKING:
-    from engine import agreement
-    from engine.learners import book_data
+    from engine.learners import agreement, book_data
 
 ProgressFn = Callable[[int, int], None]
 
@@ -75,9 +74,8 @@ def progress_bar(enabled: bool = True) -> Iterator[Callable[[str], ProgressFn]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from engine import agreement
     from engine.evaluators import by_name
-    from engine.learners import book_data
+    from engine.learners import agreement, book_data
 
     evaluator = by_name(args.eval)
     with progress_bar() as task:

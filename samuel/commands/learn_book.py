@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib
 from pathlib import Path
 from types import ModuleType
 
@@ -25,41 +24,22 @@ from engine.errors import OptionError
 from samuel.commands.agree import SPLITS, progress_bar
 from samuel.commands.analyse import positive_int
 
-METHODS: dict[str, str] = {
-    "phase": "engine.learners.move_phase",
-    "heuristic": "engine.learners.heuristic",
-    "signature": "engine.learners.signature_tables",
-    "tabulated": "engine.learners.tabulated",
-    "polynomial": "engine.learners.book_polynomial",
-}
-"""Book-learning methods: name -> module with ``train(positions, *, progress=None, **opts)``."""
-
-DESCRIPTIONS: dict[str, str] = {
-    "phase": "Griffith's move-phase tables (1974)",
-    "heuristic": "Griffith's four-rule heuristic (1974; picks among the paper's open readings)",
-    "signature": "Samuel's signature tables (1967)",
-    "tabulated": "the refinement paper's 8 tabulated functions",
-    "polynomial": "Samuel's linear polynomial, book-trained",
-}
-
 
 def method_module(name: str) -> ModuleType:
-    """The learner module of a method; OptionError if the name is unknown or the module is missing."""
-    if name not in METHODS:
-        raise OptionError(f"unknown book-learning method {name!r}; choose from {', '.join(METHODS)}")
-    try:
-        return importlib.import_module(METHODS[name])
-    except ModuleNotFoundError as exc:
-        if exc.name != METHODS[name]:
-            raise
-        raise OptionError(f"method {name!r} is not available yet ({METHODS[name]} is not written)") from None
+    """The learner module of a method (engine.learners.registry); OptionError if the name is unknown."""
+    from engine.learners import registry
+
+    return registry.module_of(registry.method(name))
 
 
 def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = learners.add_parser("book", help="train an evaluator from book games (Griffith, Samuel 1967)",
                             description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    help_methods = "; ".join(f"{k}: {v}" for k, v in DESCRIPTIONS.items())
-    p.add_argument("--method", required=True, choices=list(METHODS), metavar="NAME", help=help_methods)
+    from engine.learners.registry import BOOK_METHODS
+
+    help_methods = "; ".join(f"{m.name}: {m.description}" for m in BOOK_METHODS)
+    p.add_argument("--method", required=True, choices=[m.name for m in BOOK_METHODS], metavar="NAME",
+                   help=help_methods)
     p.add_argument("--pdn", required=True, help="PDN file of expert games")
     p.add_argument("--out", required=True, help="evaluator file to write (.json)")
     p.add_argument("--games", type=positive_int, default=None,
@@ -78,8 +58,11 @@ def run(args: argparse.Namespace) -> int:
     if out.suffix != ".json":
         raise OptionError(f"--out must name a .json file, got {args.out!r}")
     module = method_module(args.method)
-    from engine import agreement, evaluators  # numpy: only when the command runs
-    from engine.learners import book_data
+    from engine import evaluators
+    from engine.learners import (
+        agreement,  # numpy: only when the command runs
+        book_data,
+    )
 
     with progress_bar() as task:
         positions = book_data.load(args.pdn, split=args.split, limit_games=args.games,
