@@ -18,7 +18,7 @@ from engine.errors import FenError
 from engine.move import Move
 from engine.types import BLACK, WHITE, Color
 from protocol.errors import ProtocolError
-from protocol.frames import FRAMES, board_from, from_frame, pieces_of, to_frame
+from protocol.position_strings import FRAMES, board_from, from_frame, pieces_of, to_frame
 
 MAX_MESSAGE = 127
 """Longest message, NUL excluded (the spec's limit)."""
@@ -31,7 +31,7 @@ JOCLY_POSITION_LEN = 50
 PIECE_CHARS = "wzWZe"
 """DXP piece letters: white man, black (zwart) man, white king, black king, empty."""
 
-# DXP piece letters <-> protocol.frames letters (``b`` for black there).
+# DXP piece letters <-> protocol.position_strings letters (``b`` for black there).
 _TO_FRAMES = {"w": "w", "z": "b", "W": "W", "Z": "B", "e": "e"}
 _FROM_FRAMES = {v: k for k, v in _TO_FRAMES.items()}
 
@@ -340,7 +340,7 @@ def format_message(msg: Message) -> str:
 def board_of(position: Position | None, frame: str = "literal") -> Board:
     """The Board a GAMEREQ sets up; ProtocolError when the position cannot exist.
 
-    ``frame`` says how the 32 letters are laid out (protocol.frames); the colour
+    ``frame`` says how the 32 letters are laid out (protocol.position_strings); the colour
     to move is always in real colours (pydraughts too sends it that way).
     """
     if frame not in FRAMES:

@@ -22,7 +22,7 @@ from engine.move import Move
 from engine.search import SearchInfo
 from engine.types import BLACK, WHITE
 from protocol.errors import ProtocolError
-from protocol.frames import board_from, from_frame, pieces_of, swap_color, to_frame
+from protocol.position_strings import board_from, from_frame, pieces_of, swap_color, to_frame
 
 HUB_FRAMES = ("auto", "literal", "pydraughts")
 

@@ -21,7 +21,7 @@ from protocol.framing import DEFAULT_MAX_LINE, stream_limit
 from protocol.memory_budget import HashBudget, default_budget_mb
 from protocol.options import BACKENDS, MODES
 from protocol.session import SessionDefaults
-from samuel.commands.analyse import HASH_MAX_MB, HASH_MIN_MB, deck704_file, hash_size, positive_int
+from samuel.argtypes import HASH_MAX_MB, HASH_MIN_MB, deck704_file, hash_size, positive_int
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 

@@ -8,13 +8,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from engine.bench import BENCH_POSITIONS
 from engine.board import Board
 from engine.core import RawPosition, RoteKeyArray, RoteTable, rote_key
 from engine.learners.rote import AgePolicy, RoteMemory
 from engine.learners.rote_store import Observation, RoteStore
 from engine.limits import Limit
 from engine.search import Searcher
-from samuel.commands.bench import BENCH_POSITIONS
 
 ap = argparse.ArgumentParser(prog="scripts/bench-rote")
 ap.add_argument("--positions", type=int, default=1_000_000)

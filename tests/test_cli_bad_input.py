@@ -196,12 +196,10 @@ def test_building_a_command_parser_loads_no_engine(name: str) -> None:
 
 
 def test_constants_repeated_for_a_light_parser_match_their_source() -> None:
-    from engine.fen import START_FEN
     from engine.learners import book_data
-    from samuel.commands import agree, bench
+    from samuel.commands import agree
 
     assert agree.SPLITS == book_data.SPLITS
-    assert bench.BENCH_POSITIONS[0] == START_FEN
 
 
 def test_eval_help_still_lists_the_evaluators(capsys: pytest.CaptureFixture[str]) -> None:

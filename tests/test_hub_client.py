@@ -103,17 +103,46 @@ def test_configure_options_and_rejections() -> None:
 
 
 def test_pondering_hits_and_misses() -> None:
+    """A reply that is the pondered move turns the ponder search into the move (``ponder-hit``); any
+    other reply stops it and a new search starts.  Every move played is legal either way."""
+    sent: list[str] = []
+    hits = misses = 0
+
     async def main() -> None:
+        nonlocal hits, misses
         engine = await samuel()
+        original = engine._send
+
+        async def recording_send(text: str) -> None:
+            sent.append(text)
+            await original(text)
+
+        engine._send = recording_send  # type: ignore[method-assign]
         try:
             board = Board()
+            expected = None
             for ply in range(8):
+                before = len(sent)
                 result = await engine.play(board, Limit(movetime=0.03), ponder=True)
+                commands = sent[before:]
+                if expected is not None:  # the last call left a ponder search running
+                    if board.move_stack[-1] == expected:  # its search becomes the move: no new one
+                        assert commands[0] == "ponder-hit" and "go think" not in commands, commands
+                        hits += 1
+                    else:
+                        assert commands[0] == "stop" and "go think" in commands, commands
+                        misses += 1
+                assert result.move in board.legal_moves
                 board.push(result.move)
                 if board.outcome() is not None:
                     break
+                assert result.ponder is None or result.ponder in board.legal_moves
+                expected = result.ponder
                 # Alternate: reply with the expected move (a ponder hit) or another one (a miss).
-                reply = result.ponder if ply % 2 == 0 and result.ponder else board.legal_moves[-1]
+                if ply % 2 == 0 and result.ponder:
+                    reply = result.ponder
+                else:
+                    reply = next((m for m in board.legal_moves if m != result.ponder), board.legal_moves[0])
                 board.push(reply)
                 if board.outcome() is not None:
                     break
@@ -121,6 +150,7 @@ def test_pondering_hits_and_misses() -> None:
             await engine.quit()
 
     run(main)
+    assert hits >= 2 and misses >= 2, (hits, misses)
 
 
 def test_sync_wrapper() -> None:

@@ -42,7 +42,7 @@ from protocol.client.errors import (
     IllegalEngineMoveError,
 )
 from protocol.errors import ProtocolError
-from protocol.frames import FRAMES
+from protocol.position_strings import FRAMES
 
 log = logging.getLogger(__name__)
 

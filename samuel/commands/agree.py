@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from samuel.commands.analyse import EvaluatorAction, evaluator_type, nonnegative_int, positive_int
+from samuel.argtypes import EvaluatorAction, evaluator_type, nonnegative_int, positive_int
 
 if TYPE_CHECKING:
     from engine.learners import agreement, book_data

@@ -15,7 +15,10 @@ import argparse
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
+
+from samuel.argtypes import positive_float, positive_int
+from samuel.engine_args import add_engine_arguments, make_searcher
 
 if TYPE_CHECKING:
     from engine.board import Board
@@ -23,136 +26,7 @@ if TYPE_CHECKING:
     from engine.move import Move
     from engine.search import Searcher, SearchInfo, SearchResult
 
-# No engine import at the top: every command takes its argparse types from here, and importing
-# any engine module loads the C core and the search, which building a parser does not need.
-
 DEFAULT_MOVETIME = 1.0
-MODE_CHOICES = ("pvs", "samuel", "shannon-a")
-
-
-def nonnegative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    return value
-
-
-def positive_int(text: str) -> int:
-    value = nonnegative_int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def bounded_int(low: int, high: int) -> Callable[[str], int]:
-    """An argparse type for a whole number in low..high (the message names the range)."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be {low}..{high}, got {value}")
-        return value
-
-    parse.__name__ = f"int {low}..{high}"
-    return parse
-
-
-HASH_MIN_MB = 1
-HASH_MAX_MB = 4096
-"""The bounds of every table size (the protocols' hash option has the same)."""
-hash_size = bounded_int(HASH_MIN_MB, HASH_MAX_MB)
-
-
-def positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
-    return value
-
-
-def evaluator_type(text: str) -> str:
-    """argparse ``type=`` for an evaluator name or file (a typo fails at parse time)."""
-    from engine.evaluators import evaluator_name
-
-    return evaluator_name(text)
-
-
-evaluator_type.__name__ = "evaluator"
-
-
-class EvaluatorAction(argparse.Action):
-    """Stores the value; its help lists the evaluators only when help is shown (listing loads the engine)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self._suffix = kwargs.pop("help", None) or ""
-        super().__init__(*args, **kwargs)
-
-    @property  # type: ignore[override]
-    def help(self) -> str:
-        from engine.evaluators import available
-
-        return f"evaluator: {', '.join(available())} or a .json file{self._suffix}"
-
-    @help.setter
-    def help(self, _value: object) -> None:
-        pass  # Action.__init__ assigns help; the text is built above
-
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
-                 option_string: str | None = None) -> None:
-        setattr(namespace, self.dest, values)
-
-
-def add_engine_arguments(p: argparse.ArgumentParser) -> None:
-    """The options that configure a Searcher (shared with ``samuel play``)."""
-    p.add_argument("--eval", default="default", type=evaluator_type, action=EvaluatorAction,
-                   help=" (default: %(default)s)")
-    p.add_argument("--mode", default="pvs", choices=MODE_CHOICES,
-                   help="search algorithm: modern PVS, Samuel's 1959 search, or plain minimax "
-                        "(default: %(default)s)")
-    p.add_argument("--backend", default="modern", choices=("modern", "704"),
-                   help="the modern core, or Samuel's program in 704 assembly on the emulated IBM 704 "
-                        "(its own search and piece-advantage evaluation; --eval and --mode do not apply)")
-    p.add_argument("--deck704", metavar="FILE", type=deck704_file, default=None,
-                   help="with --backend 704: a self-loading deck of one's own (samuel emu704 asm writes it "
-                        "with its .sym beside it) instead of the program shipped in the package")
-    p.add_argument("--pace", default="emulator", choices=("emulator", "704"),
-                   help="with --backend 704: as fast as the emulator goes, or held to the real 704's "
-                        "12 microseconds a cycle (default: %(default)s)")
-    p.add_argument("--hash", type=hash_size, default=64, metavar="MB",
-                   help=f"transposition table size in MB, {HASH_MIN_MB}..{HASH_MAX_MB} "
-                        "(default: %(default)s)")
-
-
-def deck704_file(text: str) -> str:
-    """A 704 checkers deck, loaded once here so that a bad one is a usage error naming what is wrong."""
-    from engine.program704 import Program704, Program704Error
-
-    try:
-        Program704(text)
-    except Program704Error as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return text
-
-
-def make_searcher(args: argparse.Namespace) -> Searcher:
-    from engine.evaluators import by_name
-    from engine.search import Mode, Searcher
-
-    if getattr(args, "backend", "modern") == "704":
-        from engine.backend704 import Searcher704
-
-        return Searcher704(pace=getattr(args, "pace", "emulator"),  # type: ignore[return-value]
-                           deck=getattr(args, "deck704", None))
-    return Searcher(by_name(args.eval), mode=Mode.parse(args.mode), hash_mb=args.hash)
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 
 from protocol.context import ServerSettings
-from samuel.commands.analyse import positive_float
+from samuel.argtypes import positive_float
 from samuel.session_args import (
     LOG_LEVELS,
     add_session_arguments,

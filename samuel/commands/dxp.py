@@ -21,10 +21,10 @@ from typing import TextIO
 from engine.fen import START_FEN
 from engine.limits import Limit
 from protocol.context import DXP_PORT, ServerSettings
-from protocol.frames import FRAMES
 from protocol.framing import stream_limit
+from protocol.position_strings import FRAMES
 from protocol.session import SessionDefaults
-from samuel.commands.analyse import positive_float, positive_int
+from samuel.argtypes import positive_float, positive_int
 from samuel.session_args import (
     LOG_LEVELS,
     add_session_arguments,

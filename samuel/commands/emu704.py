@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from samuel.commands.analyse import positive_int
+from samuel.argtypes import positive_int
 
 if TYPE_CHECKING:
     from emu704.cpu import Machine, StopReason

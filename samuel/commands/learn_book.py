@@ -21,8 +21,8 @@ from pathlib import Path
 from types import ModuleType
 
 from engine.errors import OptionError
+from samuel.argtypes import positive_int
 from samuel.commands.agree import SPLITS, progress_bar
-from samuel.commands.analyse import positive_int
 
 
 def method_module(name: str) -> ModuleType:

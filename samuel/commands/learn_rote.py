@@ -19,7 +19,7 @@ from engine.board import Board
 from engine.evaluators import by_name, evaluator_name
 from engine.learners.rote import AgePolicy, RoteMemory, StoreStats, self_play
 from engine.search import Mode
-from samuel.commands.analyse import positive_int
+from samuel.argtypes import positive_int
 
 
 def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

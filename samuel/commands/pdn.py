@@ -10,7 +10,7 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from samuel.commands.analyse import nonnegative_int, positive_int
+from samuel.argtypes import nonnegative_int, positive_int
 
 if TYPE_CHECKING:
     from engine.pdn import PdnGame

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from samuel.commands.analyse import bounded_int
+from samuel.argtypes import bounded_int
 
 MAX_PERFT_DEPTH = 64
 """Far beyond any depth that finishes; what the core's counters and move stack hold."""

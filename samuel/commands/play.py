@@ -27,7 +27,9 @@ from engine.limits import Limit
 from engine.move import Move, parse_move_text
 from engine.search import Score, Searcher, SearchResult
 from engine.types import BLACK, COLOR_NAMES, SQUARES, WHITE, Color, row_col
-from samuel.commands.analyse import add_engine_arguments, make_searcher, positive_float, search_interruptibly
+from samuel.argtypes import positive_float
+from samuel.commands.analyse import search_interruptibly
+from samuel.engine_args import add_engine_arguments, make_searcher
 
 ENGINE_NAME = "samuel"
 _LOOKS_LIKE_MOVE = re.compile(r"^\s*\d+(?:\s*[-xX:]\s*\d+)+\s*$")

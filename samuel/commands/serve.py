@@ -21,7 +21,7 @@ from pathlib import Path
 
 from protocol.context import CB_PORT, DXP_PORT, ServerSettings
 from protocol.framing import DEFAULT_MAX_LINE
-from samuel.commands.analyse import positive_float, positive_int
+from samuel.argtypes import positive_float, positive_int
 from samuel.session_args import (
     LOG_LEVELS,
     add_session_arguments,

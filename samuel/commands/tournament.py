@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from samuel.commands.analyse import positive_float, positive_int
+from samuel.argtypes import positive_float, positive_int
 
 DEFAULT_TC = "st=0.1"
 DEFAULT_MAXMOVES = 200

@@ -1,0 +1,105 @@
+"""The command line's argument types: each checks its value at parse time and names what is wrong.
+
+No engine import at the top: every command takes its types from here, and importing an engine
+module loads the C core, which building a parser does not need.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+
+def nonnegative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    value = nonnegative_int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def bounded_int(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type for a whole number in low..high (the message names the range)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be {low}..{high}, got {value}")
+        return value
+
+    parse.__name__ = f"int {low}..{high}"
+    return parse
+
+
+HASH_MIN_MB = 1
+HASH_MAX_MB = 4096
+"""The bounds of every table size (the protocols' hash option has the same)."""
+hash_size = bounded_int(HASH_MIN_MB, HASH_MAX_MB)
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    return value
+
+
+def evaluator_type(text: str) -> str:
+    """argparse ``type=`` for an evaluator name or file (a typo fails at parse time)."""
+    from engine.evaluators import evaluator_name
+
+    return evaluator_name(text)
+
+
+evaluator_type.__name__ = "evaluator"
+
+
+class EvaluatorAction(argparse.Action):
+    """Stores the value; its help lists the evaluators only when help is shown (listing loads the engine)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._suffix = kwargs.pop("help", None) or ""
+        super().__init__(*args, **kwargs)
+
+    @property  # type: ignore[override]
+    def help(self) -> str:
+        from engine.evaluators import available
+
+        return f"evaluator: {', '.join(available())} or a .json file{self._suffix}"
+
+    @help.setter
+    def help(self, _value: object) -> None:
+        pass  # Action.__init__ assigns help; the text is built above
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        setattr(namespace, self.dest, values)
+
+
+def deck704_file(text: str) -> str:
+    """A 704 checkers deck, loaded once here so that a bad one is a usage error naming what is wrong."""
+    from engine.program704 import Program704, Program704Error
+
+    try:
+        Program704(text)
+    except Program704Error as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+

@@ -1,0 +1,48 @@
+"""The options that configure a searcher on the command line (``samuel analyse`` and ``samuel play``)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from samuel.argtypes import HASH_MAX_MB, HASH_MIN_MB, EvaluatorAction, deck704_file, evaluator_type, hash_size
+
+if TYPE_CHECKING:
+    from engine.search import Searcher
+
+MODE_CHOICES = ("pvs", "samuel", "shannon-a")
+
+
+def add_engine_arguments(p: argparse.ArgumentParser) -> None:
+    """The options that configure a Searcher (shared with ``samuel play``)."""
+    p.add_argument("--eval", default="default", type=evaluator_type, action=EvaluatorAction,
+                   help=" (default: %(default)s)")
+    p.add_argument("--mode", default="pvs", choices=MODE_CHOICES,
+                   help="search algorithm: modern PVS, Samuel's 1959 search, or plain minimax "
+                        "(default: %(default)s)")
+    p.add_argument("--backend", default="modern", choices=("modern", "704"),
+                   help="the modern core, or Samuel's program in 704 assembly on the emulated IBM 704 "
+                        "(its own search and piece-advantage evaluation; --eval and --mode do not apply)")
+    p.add_argument("--deck704", metavar="FILE", type=deck704_file, default=None,
+                   help="with --backend 704: a self-loading deck of one's own (samuel emu704 asm writes it "
+                        "with its .sym beside it) instead of the program shipped in the package")
+    p.add_argument("--pace", default="emulator", choices=("emulator", "704"),
+                   help="with --backend 704: as fast as the emulator goes, or held to the real 704's "
+                        "12 microseconds a cycle (default: %(default)s)")
+    p.add_argument("--hash", type=hash_size, default=64, metavar="MB",
+                   help=f"transposition table size in MB, {HASH_MIN_MB}..{HASH_MAX_MB} "
+                        "(default: %(default)s)")
+
+
+def make_searcher(args: argparse.Namespace) -> Searcher:
+    from engine.evaluators import by_name
+    from engine.search import Mode, Searcher
+
+    if getattr(args, "backend", "modern") == "704":
+        from engine.backend704 import Searcher704
+
+        return Searcher704(pace=getattr(args, "pace", "emulator"),  # type: ignore[return-value]
+                           deck=getattr(args, "deck704", None))
+    return Searcher(by_name(args.eval), mode=Mode.parse(args.mode), hash_mb=args.hash)
+
+
