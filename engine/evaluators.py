@@ -9,34 +9,13 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from engine import core
 from engine.board import Board
 from engine.errors import OptionError
-
-
-@dataclass(frozen=True)
-class Evaluator:
-    """A named evaluator specification."""
-
-    name: str
-    spec: core.EvalSpec
-    meta: Mapping[str, Any] = field(default_factory=dict, compare=False)
-    """Where it came from (training data, games, figures): saved with it, never read by the search."""
-
-    def evaluate(self, board: Board) -> int:
-        """Static score of ``board`` for the side to move (100 = one man)."""
-        return core.evaluate(board.raw, self.spec, board.previous_raw, board.ply)
-
-
-MATERIAL = Evaluator("material", core.EvalSpec(core.EVAL_MATERIAL))
-"""Samuel's piece advantage: kings 3 to men 2, preferring trades when ahead."""
-
-DEFAULT = Evaluator("default", core.EvalSpec(core.EVAL_DEFAULT))
-"""The hand-crafted modern evaluator."""
+from engine.evaluator import DEFAULT, MATERIAL, Evaluator
 
 FEATURE_NAMES: tuple[str, ...] = tuple(core.feature_names())
 

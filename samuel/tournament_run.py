@@ -18,6 +18,7 @@ from typing import Any
 from rich.console import Console
 
 from engine.errors import SamuelError
+from matches.defaults import DEFAULT_MAXMOVES, DEFAULT_TC
 from matches.engines import EngineSpec, load_engines_toml, parse_engine
 from matches.live import LiveView, RunningGame
 from matches.ratings import SprtConfig
@@ -26,7 +27,6 @@ from matches.report import render_markdown, render_text
 from matches.store import TournamentStore
 from matches.timecontrol import TimeControl
 from matches.tournament import Progress, Tournament, TournamentConfig
-from samuel.commands.tournament import DEFAULT_MAXMOVES, DEFAULT_TC
 
 
 class TournamentError(SamuelError):

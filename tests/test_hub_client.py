@@ -154,7 +154,7 @@ def test_pondering_hits_and_misses() -> None:
 
 
 def test_sync_wrapper() -> None:
-    from protocol.client.base import SimpleEngine
+    from protocol.client.simple import SimpleEngine
 
     with SimpleEngine.popen_hub(SAMUEL, cwd=str(ROOT)) as engine:
         assert engine.play(Board(), Limit(nodes=500)).move in Board().legal_moves

@@ -10,7 +10,7 @@ error (``EngineTerminatedError``, ``EngineTimeoutError``, ``IllegalEngineMoveErr
 ``EngineProtocolError``).
 """
 
-from protocol.client.base import EngineProtocol, InfoDict, PlayResult, SimpleEngine
+from protocol.client.base import EngineProtocol, InfoDict, PlayResult
 from protocol.client.cb import CbEngine, connect_cb, popen_cb
 from protocol.client.dxp import DxpEngine, connect_dxp
 from protocol.client.errors import (
@@ -22,6 +22,7 @@ from protocol.client.errors import (
     IllegalEngineMoveError,
 )
 from protocol.client.hub import HubEngine, connect_hub, popen_hub
+from protocol.client.simple import SimpleEngine
 
 __all__ = [
     "CbEngine",

@@ -13,10 +13,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from matches.defaults import DEFAULT_MAXMOVES, DEFAULT_TC
 from samuel.argtypes import positive_float, positive_int
 
-DEFAULT_TC = "st=0.1"
-DEFAULT_MAXMOVES = 200
 FORMATS = ("round-robin", "gauntlet", "swiss")
 """As ``matches.schedule.FORMATS`` without "match" (a test keeps the two in step)."""
 EXECUTORS = ("local", "ray")
