@@ -6,4 +6,7 @@
 #include "ckr_terms.h"
 #include "ckr_book.h"
 #include "ckr_rote.h"
+/* Internal, not part of the cdef: builds evaluate.c's tables; ckr_init calls
+ * it once. */
+void ckr_evaluate_init(void);
 #endif

@@ -87,7 +87,10 @@ typedef struct ckr_pos {
     int reserved;
 } ckr_pos;
 
-/* ---- position ---- */
+/* ---- position ----
+ * ckr_init builds the core's tables (Zobrist keys, evaluation masks) once;
+ * call it before anything else (ckr_pos_set and ckr_engine_new call it too).
+ * It is safe to call from several threads at once. */
 void ckr_init(void);
 int ckr_square_to_bit(int square);
 int ckr_bit_to_square(int bit);
@@ -219,7 +222,19 @@ int ckr_engine_set_hash(ckr_engine *engine, int hash_mb);
 void ckr_engine_clear(ckr_engine *engine);
 void ckr_engine_set_eval(ckr_engine *engine, const ckr_eval *eval);
 void ckr_engine_set_callback(ckr_engine *engine, ckr_info_fn fn, void *userdata);
+/* Stopping.  Every search runs under a ticket (1, 2, ...).  ckr_engine_arm
+ * hands out the ticket of the engine's next search (the same one again until
+ * that search begins); ckr_search takes the armed ticket, or arms one itself.
+ * ckr_engine_stop stops the running search and the armed one, even when it
+ * arrives before ckr_search has begun: that search then returns at once with
+ * the first legal move.  A stop sent while nothing is running or armed is
+ * stale: it never ends a later search.  ckr_engine_stop_search stops only the
+ * search with that ticket (and older ones), so a late stop cannot end a
+ * search armed after it.  Stops may come from any thread; one host arms and
+ * runs the searches of an engine, one at a time. */
+uint64_t ckr_engine_arm(ckr_engine *engine);
 void ckr_engine_stop(ckr_engine *engine);
+void ckr_engine_stop_search(ckr_engine *engine, uint64_t ticket);
 /* history: hashes of earlier positions of the game, oldest first, back to
  * the last irreversible move; used for repetition detection.
  * Returns the number of legal moves at the root (0: game over, no move). */

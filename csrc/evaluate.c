@@ -26,20 +26,17 @@ static const int32_t default_weights[F_COUNT] = {
     2 * 256, 10 * 256, -6 * 256, 1 * 256, 4 * 256, 6 * 256, 0,
 };
 
-static int tables_ready = 0;
+/* Built once by ckr_evaluate_init (from ckr_init), read-only afterwards. */
 static int rel_sq[2][64];     /* [colour][bit] -> relative square 1..32, 0 for ghosts */
 static int bit_row[64], bit_col[64];
 static ckr_bb cone[2][64];    /* squares a man on bit must pass or could be stopped from */
 
 /* prototypes */
-static void init_tables(void);
 static void init_masks(void);
 static int mobility(const ckr_pos *p, int colour);
 
-static void init_tables(void)
+void ckr_evaluate_init(void)
 {
-    if (tables_ready)
-        return;
     for (int b = 0; b < 64; b++) {
         int s = b <= 34 ? ckr_bit_to_square(b) : -1;
         rel_sq[0][b] = s > 0 ? s : 0;
@@ -67,7 +64,6 @@ static void init_tables(void)
         }
     }
     init_masks();
-    tables_ready = 1;
 }
 
 static int mobility(const ckr_pos *p, int colour)
@@ -160,7 +156,6 @@ const char *ckr_feature_name(int index)
 
 int ckr_features(const ckr_pos *p, int32_t *out)
 {
-    init_tables();
     int us = p->side, them = us ^ 1;
     int total = bb_popcount(p->pieces[0] | p->pieces[1]);
     int32_t a[F_COUNT] = {0}, b[F_COUNT] = {0};
@@ -224,7 +219,6 @@ static int weighted(const ckr_pos *p, const int32_t *w, int nw)
 
 static int table_eval(const ckr_eval *e, const ckr_pos *p)
 {
-    init_tables();
     int score = 0;
     for (int c = 0; c < 2; c++) {
         int sign = c == p->side ? 1 : -1;

@@ -1,9 +1,10 @@
-/* position.c -- square mapping, Zobrist keys, setting up and reading positions. */
+/* position.c -- square mapping, Zobrist keys, setting up and reading positions,
+ * and ckr_init, which builds every table of the core once. */
+#include <pthread.h>
 #include "bitboard.h"
 
 uint64_t ckr_zobrist[4][64];
 uint64_t ckr_zobrist_side;
-static int initialised = 0;
 
 /* splitmix64: a fixed seed keeps hashes (and so node counts) reproducible. */
 static uint64_t splitmix(uint64_t *state)
@@ -14,16 +15,23 @@ static uint64_t splitmix(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-void ckr_init(void)
+static void build_tables(void)
 {
-    if (initialised)
-        return;
     uint64_t seed = 0x53414D55454CULL; /* "SAMUEL" */
     for (int k = 0; k < 4; k++)
         for (int b = 0; b < 64; b++)
             ckr_zobrist[k][b] = splitmix(&seed);
     ckr_zobrist_side = splitmix(&seed);
-    initialised = 1;
+    ckr_evaluate_init();
+}
+
+/* The tables are written once, before any search can read them: pthread_once
+ * makes every caller wait for the build and see it complete, so the readers
+ * (searches on many threads) need no checks of their own. */
+void ckr_init(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, build_tables);
 }
 
 int ckr_square_to_bit(int square)

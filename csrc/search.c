@@ -11,6 +11,7 @@
  * carry the distance to a win (CKR_WIN - ply), which is Samuel's direction
  * sense.  Node counts depend only on the position, the limits, the evaluator
  * and the TT contents, so a cleared engine repeats them exactly. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -49,8 +50,14 @@ struct ckr_engine {
     const ckr_rote *rote;    /* Samuel's rote memory, probed at the leaves (NULL: off) */
     ckr_info_fn callback;
     void *userdata;
-    volatile int stop;
+    /* Stopping (ckr_engine_arm, ckr_engine_stop): searches are numbered by
+     * tickets 1, 2, ...; a search is stopped once `stopped` reaches its ticket.
+     * These three may be touched from any thread; the rest only by the search. */
+    _Atomic uint64_t ticket;    /* the latest ticket handed out */
+    _Atomic uint64_t started;   /* the ticket of the latest search that began */
+    _Atomic uint64_t stopped;   /* every search with a ticket <= this one is stopped */
     /* per-search state */
+    uint64_t search_ticket;     /* the running search's ticket */
     ckr_limits limits;
     struct timespec start;
     int64_t last_report_ms;
@@ -94,6 +101,9 @@ ckr_engine *ckr_engine_new(int hash_mb)
     if (!e)
         return 0;
     e->eval.kind = CKR_EVAL_DEFAULT;
+    atomic_init(&e->ticket, 0);
+    atomic_init(&e->started, 0);
+    atomic_init(&e->stopped, 0);
     if (ckr_engine_set_hash(e, hash_mb) != 0) {
         free(e);
         return 0;
@@ -153,7 +163,43 @@ void ckr_engine_set_callback(ckr_engine *e, ckr_info_fn fn, void *userdata)
     e->userdata = userdata;
 }
 
-void ckr_engine_stop(ckr_engine *e) { e->stop = 1; }
+/* ---- stopping ----
+ * A stop names a ticket and ends every search whose ticket is not above it,
+ * so it reaches the search it was meant for even before that search began,
+ * and never one armed after it.  `stopped` only grows (a late stop of an old
+ * ticket cannot undo a newer one). */
+
+static void stop_upto(ckr_engine *e, uint64_t t)
+{
+    uint64_t cur = atomic_load(&e->stopped);
+    while (cur < t && !atomic_compare_exchange_weak(&e->stopped, &cur, t))
+        ;
+}
+
+uint64_t ckr_engine_arm(ckr_engine *e)
+{
+    /* A ticket above `started` is still waiting for its search: hand it out
+     * again.  Otherwise issue the next one. */
+    uint64_t t = atomic_load(&e->ticket);
+    while (t == atomic_load(&e->started))
+        if (atomic_compare_exchange_weak(&e->ticket, &t, t + 1))
+            return t + 1;
+    return t;
+}
+
+void ckr_engine_stop(ckr_engine *e) { stop_upto(e, atomic_load(&e->ticket)); }
+
+void ckr_engine_stop_search(ckr_engine *e, uint64_t ticket)
+{
+    if (ticket <= atomic_load(&e->ticket)) /* never a ticket not yet handed out */
+        stop_upto(e, ticket);
+}
+
+/* Read at every node: a relaxed load is a plain one on the usual machines. */
+static inline int stop_requested(ckr_engine *e)
+{
+    return atomic_load_explicit(&e->stopped, memory_order_relaxed) >= e->search_ticket;
+}
 
 /* ---- limits ---- */
 
@@ -176,7 +222,7 @@ static int check_limits(ckr_engine *e)
 {
     if (e->aborted)
         return 1;
-    if (e->stop || (e->limits.nodes > 0 && e->nodes >= e->limits.nodes))
+    if (stop_requested(e) || (e->limits.nodes > 0 && e->nodes >= e->limits.nodes))
         e->aborted = 1;
     else if ((e->nodes & 1023) == 0 && e->limits.hard_ms > 0 && elapsed_ms(e) >= e->limits.hard_ms)
         e->aborted = 1;
@@ -709,6 +755,9 @@ static void report(ckr_engine *e, const ckr_info *info)
 int ckr_search(ckr_engine *e, const ckr_pos *pos, const uint64_t *history, int nhistory,
                const ckr_limits *limits, ckr_info *result)
 {
+    /* Take the armed ticket (or arm one now): stops from here on end this search. */
+    e->search_ticket = ckr_engine_arm(e);
+    atomic_store(&e->started, e->search_ticket);
     ckr_pos p = *pos;
     ckr_move root[CKR_MAX_MOVES];
     int nroot = ckr_gen_moves(&p, root);
@@ -721,7 +770,6 @@ int ckr_search(ckr_engine *e, const ckr_pos *pos, const uint64_t *history, int n
     e->nodes = e->tt_hits = e->rote_hits = 0;
     e->seldepth = 0;
     e->aborted = 0;
-    e->stop = 0;
     e->generation++;
     memset(result, 0, sizeof *result);
     if (nhistory > HIST_MAX) {

@@ -55,7 +55,11 @@ class Searcher704:
         self.mode = Mode.SAMUEL
         """The program's own rules: Samuel's 1959 ply rules, with alpha-beta cut-offs."""
         self._evaluator: Evaluator = MATERIAL
-        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._armed: threading.Event | None = None
+        """The stop flag of the next search, once armed."""
+        self._current: threading.Event | None = None
+        """The stop flag ``stop`` sets: the running search's, or the armed one's."""
         self.hash_mb = 0
         """The program keeps no table: its memory is the 704's 32K words."""
         self.rote = None
@@ -76,8 +80,18 @@ class Searcher704:
     def new_game(self) -> None:
         return None
 
+    def arm(self) -> None:
+        """Arm the next ``search``: a ``stop()`` from now on ends it, even one sent before it begins."""
+        with self._lock:
+            if self._armed is None:
+                self._armed = threading.Event()
+            self._current = self._armed
+
     def stop(self) -> None:
-        self._stop.set()
+        """Stop the running or armed search; forgotten when neither (it never ends a later one)."""
+        with self._lock:
+            if self._current is not None:
+                self._current.set()
 
     def close(self) -> None:
         return None
@@ -92,7 +106,20 @@ class Searcher704:
         info_interval: float = 0.0,
     ) -> SearchResult:
         board.require_moves()
-        self._stop.clear()
+        with self._lock:  # this search's own flag: a stop before it began is kept, a stale one is not
+            own = self._armed or threading.Event()
+            self._armed = None
+            self._current = own
+        try:
+            return self._search(board, limit, own, on_info, stop, info_interval)
+        finally:
+            with self._lock:
+                if self._current is own:
+                    self._current = None
+
+    def _search(self, board: Board, limit: Limit, own: threading.Event,
+                on_info: Callable[[SearchInfo], None] | None, stop: threading.Event | None,
+                info_interval: float) -> SearchResult:
         start = time.monotonic()
         soft_ms, hard_ms = timeman.budgets(limit)
         soft = soft_ms / 1000 if soft_ms else None
@@ -106,7 +133,7 @@ class Searcher704:
         last_report = -1e9
 
         def stopped() -> bool:
-            if self._stop.is_set() or (stop is not None and stop.is_set()):
+            if own.is_set() or (stop is not None and stop.is_set()):
                 return True
             return hard is not None and time.monotonic() - start >= hard
 
@@ -118,7 +145,7 @@ class Searcher704:
                     due = marks[0] + (done - marks[1]) * CYCLE_SECONDS
                     wait = due - time.monotonic()
                     if wait > 0:
-                        self._stop.wait(wait)
+                        own.wait(wait)
 
             found = self.program.search_sliced(board, depth, stopped, on_slice=pace)
             if found is None:

@@ -369,7 +369,8 @@ class CoreLimits:
 class CoreEngine:
     """One C search engine: its transposition table, history and evaluator.
 
-    ``search`` blocks (with the GIL released); ``stop`` may be called from any thread.
+    ``search`` blocks (with the GIL released); ``stop`` may be called from any thread,
+    and reaches a search armed with ``arm`` even before it has begun.
     """
 
     def __init__(self, hash_mb: int = 64) -> None:
@@ -421,12 +422,29 @@ class CoreEngine:
                 lib.ckr_engine_set_rote(self._live(), table._ptr if table is not None else ffi.NULL)
                 self._rote = table
 
-    def stop(self) -> None:
+    def arm(self) -> int:
+        """Arm this engine's next search and return its ticket.
+
+        A ``stop()`` from now on ends that search even when it arrives before ``search``
+        has begun (the search then returns at once with the first legal move).  The same
+        ticket comes back until that search begins; ``search`` arms by itself when nobody did.
+        """
+        with self._stop_lock:
+            return int(lib.ckr_engine_arm(self._live()))
+
+    def stop(self, ticket: int | None = None) -> None:
+        """Stop the running search and the armed one; with ``ticket``, only that search.
+
+        A stop while nothing runs or is armed is forgotten: it never ends a later search.
+        """
         # Not the search lock (a stop must reach a running search); this one only
         # keeps ``close`` from freeing the engine under us.
         with self._stop_lock:
             if self._ptr is not None:
-                lib.ckr_engine_stop(self._ptr)
+                if ticket is None:
+                    lib.ckr_engine_stop(self._ptr)
+                else:
+                    lib.ckr_engine_stop_search(self._ptr, int(ticket))
 
     def search(
         self,

@@ -160,7 +160,21 @@ class Searcher:
         self._core.clear()
 
     def stop(self) -> None:
+        """Stop the running search, or the coming one once ``arm`` (or ``search``) armed it.
+
+        A stop while no search runs or is armed is forgotten: it never ends a later search.
+        """
         self._core.stop()
+
+    def arm(self) -> None:
+        """Arm the next ``search``: a ``stop()`` from now on ends it, even one sent before
+        it begins (it then returns at once with the first legal move).
+
+        ``search`` arms by itself; a caller whose stop may come from another thread
+        before ``search`` is entered arms first and checks its own flag after that, so
+        no stop falls between the check and the search.
+        """
+        self._core.arm()
 
     def close(self) -> None:
         """Free the transposition table now rather than at garbage collection.
@@ -202,17 +216,17 @@ class Searcher:
             parent=board.previous_raw,
         )
         cb = (lambda ci: on_info(_to_info(ci))) if on_info else None
+        # Stops from here on reach this search, even before the core has begun it.
+        ticket = self._core.arm()
         watcher = None
         done = threading.Event()
-        if stop is not None:
+        if stop is not None and stop.is_set():
+            self._core.stop(ticket)  # returns at once with the first legal move
+        elif stop is not None:
             def watch() -> None:
                 while not done.is_set():
                     if stop.wait(0.005):
-                        # The core clears its flag when the search starts, so a stop
-                        # set just before that would be lost: repeat it until done.
-                        while not done.is_set():
-                            self.stop()
-                            done.wait(0.005)
+                        self._core.stop(ticket)  # this search only: never a later one
                         return
 
             watcher = threading.Thread(target=watch, daemon=True)

@@ -355,7 +355,7 @@ class HubSession:
         self._stop_search()
 
     def _stop_search(self) -> None:
-        # EngineSession.stop repeats itself until the search has really ended.
+        # Reaches the search even before it has begun (it is armed first), never a later one.
         self.engine.stop()
 
     def on_ping(self, line: g.HubLine) -> None:

@@ -54,9 +54,6 @@ class SessionDefaults:
     """The server-wide ceiling on table memory every session reserves from (None: none)."""
 
 
-RESTOP_INTERVAL = 0.01
-"""Seconds between repeats of a stop until the search has really ended."""
-
 SEARCH_NICENESS = 10
 """Search threads run this much nicer than the event loop, so with more searches
 than cores a ``ping`` or ``stop`` still gets the CPU within a millisecond or so
@@ -343,6 +340,7 @@ class EngineSession:
                 searcher = self.searcher()  # built, resized or cleared here, not on the loop
                 if alpha_eval is not None:
                     searcher.set_evaluator(alpha_eval)
+                searcher.arm()  # a stop from now on reaches this search: none falls before it begins
                 if stop.is_set():  # stopped before it began: answer at once with a shallow move
                     result = searcher.search(position, Limit(depth=1), on_info=report)
                 else:
@@ -382,25 +380,14 @@ class EngineSession:
     def stop(self) -> None:
         """Ask the running search to finish now (harmless when idle).
 
-        The core's stop flag is set directly (no watcher thread polling an event,
-        which would contend for the GIL with the event loop).  The core clears
-        the flag when a search starts, so a stop that lands before the thread got
-        there would be lost: it is repeated every few milliseconds until the
-        search has ended.
+        The searcher's stop is called directly (no watcher thread polling an event, which
+        would contend for the GIL with the event loop).  The worker arms the search before
+        it looks at the session's flag, so a stop is never lost between the two.
         """
         if self._stop_event is not None:
             self._stop_event.set()
         if self.searching and self._searcher is not None:
             self._searcher.stop()
-            task = self._task
-            with contextlib.suppress(RuntimeError):  # no running loop: nothing to repeat on
-                asyncio.get_running_loop().call_later(RESTOP_INTERVAL, self._restop, task)
-
-    def _restop(self, task: asyncio.Future[SearchResult] | None) -> None:
-        # Only the search that was asked to stop: a new one may have started since.
-        if task is self._task and self.searching and self._searcher is not None:
-            self._searcher.stop()
-            asyncio.get_running_loop().call_later(RESTOP_INTERVAL, self._restop, task)
 
     def stop_after(self, limit: Limit) -> None:
         """Turn an open-ended (ponder) search into a timed one, counting from now.

@@ -221,3 +221,15 @@ def test_a_dxp_game_against_a_704_server(monkeypatch: pytest.MonkeyPatch) -> Non
             engine_reply(c, bad)
         finally:
             c.close()
+
+
+def test_a_stop_before_the_704_search_begins_is_kept_and_a_stale_one_is_not(searcher: Searcher704) -> None:
+    board = Board()
+    searcher.stop()  # nothing runs or is armed: forgotten
+    assert searcher.search(board, Limit(depth=3)).info.depth == 3
+    searcher.arm()
+    searcher.stop()  # armed: the next search ends at once
+    t0 = time.monotonic()
+    result = searcher.search(board, Limit())
+    assert time.monotonic() - t0 < 2 and board.is_legal(result.best)
+    assert searcher.search(board, Limit(depth=2)).info.depth == 2  # that stop was used up
