@@ -6,13 +6,19 @@ declarations and the Python view of them cannot drift apart.
 
 from __future__ import annotations
 
-import importlib.util
+import sys
 from pathlib import Path
-from types import ModuleType
 
 from cffi import FFI
 
 HERE = Path(__file__).resolve().parent
+# The repository root, for `csrc.cflags`: neither setuptools' PEP 517 backend nor
+# `python csrc/build_ffi.py` puts it on sys.path.
+if str(HERE.parent) not in sys.path:
+    sys.path.insert(0, str(HERE.parent))
+
+from csrc import cflags  # noqa: E402 -- needs the repository root on sys.path
+
 # Every csrc/*.c file (scripts/sanitize compiles them all by glob).
 SOURCES = [
     "position.c", "movegen.c", "perft.c", "evaluate.c", "search.c", "samuel_terms.c", "rote.c",
@@ -22,17 +28,9 @@ SOURCES = [
 HEADERS = ["ckr_api.h", "ckr_terms.h", "ckr_book.h", "ckr_rote.h"]
 
 
-def _load_cflags() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("_samuel_cflags", HERE / "cflags.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def compile_args(environ: dict[str, str] | None = None) -> list[str]:
     """Optimisation flags; SAMUEL_CFLAGS overrides them (e.g. for sanitizers)."""
-    return list(_load_cflags().compile_args(environ, override="SAMUEL_CFLAGS"))
+    return cflags.compile_args(environ, override="SAMUEL_CFLAGS")
 
 
 def cdef_text() -> str:

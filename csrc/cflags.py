@@ -1,6 +1,7 @@
 """Compiler flags for the project's C extensions (the checkers core and the 704 fast path).
 
-Loaded by path from both cffi build scripts, so it must not import anything of the project.
+Imported as ``csrc.cflags`` by both cffi build scripts (csrc/build_ffi.py, emu704/csrc/build_fast.py),
+which put the repository root on ``sys.path``; it must not import anything of the project.
 """
 
 from __future__ import annotations

@@ -55,8 +55,15 @@ attached to table entries with ``@instruction("CLA")`` (py65 style).  ``_decode`
 word into ``(handler, address, index_tag, tag, decrement)`` once; the tuple is cached by
 *word value* (a pure function of the word and the memory size), so stores never need to
 invalidate anything and self-modifying code (STA into an instruction) just finds or makes
-another entry.  A handler is ``fn(machine, y, tag, decrement, ic) -> next ic`` and adds any
-cycles beyond the basic 2 to ``machine.cycles`` itself.  Stops are raised as ``_Stop``.
+another entry.  A handler is ``fn(machine, y, tag, decrement, ic) -> next ic``.  Stops are
+raised as ``_Stop``.
+
+Cycle costs come from the table (``OpDef.timing``): the run loop charges ``BASIC_CYCLES`` for
+every instruction, and a handler adds what its entry costs beyond that, through the ``_*_EXTRA``
+constants below, which are computed from the table at import.  Only the parts the table gives
+no formula for are code here: FAD/UFA alignment and normalization (``fad_align_extra``).
+Importing this module fails if an instruction's table cost is not basic and no handler claims
+it, so a table edit cannot be silently ignored.
 
 Reasons to stop (``StopReason``, messages in ``STOP_MESSAGES``)
 ----------------------------------------------------------------
@@ -86,7 +93,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from emu704 import iobus
-from emu704.isa import OPCODES, b760_table, type_a_table, type_b_table
+from emu704.isa import (
+    BASIC_CYCLES,
+    OPCODES,
+    SHIFT_COUNT_MASK,
+    OpDef,
+    Timing,
+    b760_table,
+    longest_cycles,
+    type_a_table,
+    type_b_table,
+)
 from emu704.word import (
     ADDR_FIELD,
     ADDR_MASK,
@@ -119,8 +136,9 @@ CHAR8 = 0o377
 
 MEMORY_SIZES = (4096, 8192, 32768)
 CYCLE_US = 12
-MAX_INSTRUCTION_CYCLES = 23
-"""Longest instruction in cycles (a 255-place shift); bounds the cycle-limit look-ahead."""
+MAX_INSTRUCTION_CYCLES = longest_cycles()
+"""Longest instruction in cycles by the table (a 255-place shift: 23); bounds the cycle-limit
+look-ahead."""
 
 _TAPE_ADDRESSES = range(0o201, 0o233)
 _DEFAULT_SENSE = {0o361: range(0o360, 0o373), 0o341: range(0o341, 0o343)}
@@ -210,9 +228,79 @@ def instruction(mnemonic: str) -> Callable[[Handler], Handler]:
     return register
 
 
+# -----------------------------------------------------------------------------------------
+# Cycle costs, from the instruction table (emu704.isa).
+# -----------------------------------------------------------------------------------------
+
+_TIMED: set[str] = set()
+"""Mnemonics whose handlers charge their table cost beyond BASIC_CYCLES (see _check_timing)."""
+
+
+def _timing(*mnemonics: str) -> Timing:
+    """The timing ``mnemonics`` have in the table; they share a handler, so it must be one."""
+    timings = {OPCODES[mn].timing for mn in mnemonics}
+    timing = timings.pop()
+    if timings or timing is None:
+        raise RuntimeError(f"{'/'.join(mnemonics)} share a handler but not a timing in emu704.isa")
+    _TIMED.update(mnemonics)
+    return timing
+
+
+def _extra(*mnemonics: str) -> int:
+    """Cycles the handler of ``mnemonics`` adds to the basic ones: the table's ``base`` less 2."""
+    return _timing(*mnemonics).base - BASIC_CYCLES
+
+
+def _check_extra(*mnemonics: str) -> int:
+    """The same for a divide check ("20|3": 3 in all)."""
+    check = _timing(*mnemonics).divide_check
+    if check is None:
+        raise RuntimeError(f"{'/'.join(mnemonics)}: no divide-check timing in emu704.isa")
+    return check - BASIC_CYCLES
+
+
+_ANA_EXTRA = _extra("ANA")
+_ANS_EXTRA = _extra("ANS")
+_CAS_EXTRA = _extra("CAS")
+_MULTIPLY_EXTRA = _extra("MPY", "MPR")
+_DIVIDE_EXTRA = _extra("DVH", "DVP")
+_DIVIDE_CHECK_EXTRA = _check_extra("DVH", "DVP")
+_FMUL_EXTRA = _extra("FMP", "UFM")
+_FDIV_EXTRA = _extra("FDH", "FDP")
+_FDIV_CHECK_EXTRA = _check_extra("FDH", "FDP")
+_FAD_EXTRA = _extra("FAD", "FSB")
+"""FAD/FSB from the least of "6-13" (an exact cancellation to zero); a result to normalize costs
+``_FAD_NORMALIZE`` more, then ``fad_align_extra`` and a cycle per 4 normalizing shifts."""
+_FAD_NORMALIZE = 1
+_UFA_EXTRA = _extra("UFA", "UFS")
+"""UFA/UFS: "5+", the + being ``fad_align_extra``."""
+_SHIFT_EXTRA: tuple[int, ...] = tuple(
+    _timing("ALS", "ARS", "LLS", "LRS", "LGL", "RQL").shift_cycles(n) - BASIC_CYCLES
+    for n in range(SHIFT_COUNT_MASK + 1)
+)
+"""Shift count n (0..255) -> cycles beyond the basic ones ("2+(n+2)//12")."""
+
+
+def _charged_by_the_run_loop(d: OpDef) -> bool:
+    """Whether the BASIC_CYCLES the run loop charges are all ``d`` costs: its table figure is
+    the basic one, or (I/O) the basic one plus device waits, which the emulated devices never make."""
+    t = d.timing
+    assert t is not None
+    plain = t.base == BASIC_CYCLES and t.divide_check is None and t.shift is None
+    return plain and (not t.varies or d.kind == "IO")
+
+
+def _check_timing(executable: set[str]) -> None:
+    """Every instruction whose table cost is not the basic one has a handler charging it."""
+    unclaimed = sorted(mn for mn in executable
+                       if mn not in _TIMED and not _charged_by_the_run_loop(OPCODES[mn]))
+    if unclaimed:
+        raise RuntimeError(f"emu704.isa gives {unclaimed} costs no handler charges")
+
+
 def shift_cycles(n: int) -> int:
-    """Cycles of a shift by ``n`` places (n = 0..255): 2 + (n + 2) // 12."""
-    return 2 + (n + 2) // 12
+    """Cycles of a shift by ``n`` places (n = 0..255), by the table: 2 + (n + 2) // 12."""
+    return BASIC_CYCLES + _SHIFT_EXTRA[n & SHIFT_COUNT_MASK]
 
 
 def fad_align_extra(shift: int) -> int:
@@ -449,17 +537,17 @@ class Machine:
                 ic = stop.next_ic & amask
             self.ic = ic
             self.instructions += n
-            self.cycles += 2 * n
+            self.cycles += BASIC_CYCLES * n
             self.stop_detail = stop.detail
             return n, stop.reason
         except BaseException:  # a device or host error: keep the registers consistent
             self.ic = ic
             self.instructions += i
-            self.cycles += 2 * i
+            self.cycles += BASIC_CYCLES * i
             raise
         self.ic = ic
         self.instructions += k
-        self.cycles += 2 * k
+        self.cycles += BASIC_CYCLES * k
         return k, None
 
     def _decode(self, word: int, location: int) -> tuple[Handler, int, int, int, int]:
@@ -527,17 +615,18 @@ class Machine:
         s = (s & AC_PMAG) + (s >> 36)
         self.ac = (self.ac & (AC_S | AC_Q)) | s
 
-    def _divide_check(self, halt: bool, ic: int) -> int:
+    def _divide_check(self, halt: bool, ic: int, extra: int) -> int:
+        """Divide check (``extra``: its cost beyond the basic cycles, "20|3": 1)."""
         self.divide_check = True
-        self.cycles += 1  # 3 cycles in all
+        self.cycles += extra
         if halt:
             self.halt_location = ic
             raise _Stop(StopReason.DIVIDE_CHECK, ic + 1, True, f"divide check at {ic:05o}")
         return ic + 1
 
     def _shift_count(self, y: int) -> int:
-        n = y & 0o377
-        self.cycles += (n + 2) // 12
+        n = y & SHIFT_COUNT_MASK
+        self.cycles += _SHIFT_EXTRA[n]
         return n
 
     # ===================================================================================
@@ -705,7 +794,7 @@ class Machine:
             hi += 1  # cannot reach P: hi <= 2**35 - 2
         self.ac = (s << 37) | hi
         self.mq = (s << 35) | lo
-        self.cycles += 18
+        self.cycles += _MULTIPLY_EXTRA
 
     @instruction("MPY")
     def op_mpy(self, y: int, t: int, d: int, ic: int) -> int:
@@ -722,12 +811,12 @@ class Machine:
         wm = w & MAG_MASK
         am = ac & AC_MAG
         if wm <= am:  # |C(Y)| <= |AC| (Q,P included): no division, operands unchanged
-            return self._divide_check(halt, ic)
+            return self._divide_check(halt, ic, _DIVIDE_CHECK_EXTRA)
         q, r = divmod((am << 35) | (self.mq & MAG_MASK), wm)
         s = ac >> 37
         self.mq = (((s ^ (w >> 35)) & 1) << 35) | q
         self.ac = (s << 37) | r
-        self.cycles += 18
+        self.cycles += _DIVIDE_EXTRA
         return ic + 1
 
     @instruction("DVH")
@@ -792,13 +881,13 @@ class Machine:
     @instruction("ANA")
     def op_ana(self, y: int, t: int, d: int, ic: int) -> int:
         self.ac &= self.mem[y]  # AC P,1-35 AND C(Y); S and Q cleared
-        self.cycles += 1
+        self.cycles += _ANA_EXTRA
         return ic + 1
 
     @instruction("ANS")
     def op_ans(self, y: int, t: int, d: int, ic: int) -> int:
         self.mem[y] &= self.ac & AC_PMAG
-        self.cycles += 2
+        self.cycles += _ANS_EXTRA
         return ic + 1
 
     @instruction("ORA")
@@ -816,7 +905,7 @@ class Machine:
         w, ac = self.mem[y], self.ac
         a = _sign_key(ac >> 37, ac & AC_MAG)
         b = _sign_key(w >> 35, w & MAG_MASK)
-        self.cycles += 1
+        self.cycles += _CAS_EXTRA
         if a > b:
             return ic + 1
         return ic + 2 if a == b else ic + 3
@@ -968,7 +1057,7 @@ class Machine:
         if normalize:
             if acf == 0:  # 9a: normal zero (the 704 does not look at the MQ here)
                 self._fp_result(sign, 0, 0, r & FRAC, True)
-                self.cycles += 4 + extra  # 6 in all
+                self.cycles += _FAD_EXTRA + extra  # 6 in all, + alignment
                 return
             k = 27 - acf.bit_length()
             if k:
@@ -976,9 +1065,9 @@ class Machine:
                 char -= k
                 acf = r >> 27
             extra += k // 4
-            self.cycles += 5 + extra  # 7 + ...
+            self.cycles += _FAD_EXTRA + _FAD_NORMALIZE + extra  # 7 + ...
         else:
-            self.cycles += 3 + extra  # 5 + ...
+            self.cycles += _UFA_EXTRA + extra  # 5 + ...
         self._fp_result(sign, char, acf, r & FRAC, False)
 
     @instruction("FAD")
@@ -1003,7 +1092,7 @@ class Machine:
 
     def _fmul(self, w: int, normalize: bool) -> None:
         mq = self.mq
-        self.cycles += 15  # 17 in all
+        self.cycles += _FMUL_EXTRA  # 17 in all
         if w == 0:  # multiplication by +0: AC <- 0 with the MQ's sign, MQ magnitude <- 0
             self.ac = (mq & SIGN) << 2
             self.mq = mq & SIGN
@@ -1036,10 +1125,10 @@ class Machine:
         w, ac = self.mem[y], self.ac
         a_f, b_f = ac & FRAC, w & FRAC
         if b_f == 0 or a_f >= 2 * b_f:  # divide check: no division, operands unchanged
-            return self._divide_check(halt, ic)
+            return self._divide_check(halt, ic, _FDIV_CHECK_EXTRA)
         a_s = ac >> 37
         q_s = (a_s ^ (w >> 35)) & 1
-        self.cycles += 16  # 18 in all
+        self.cycles += _FDIV_EXTRA  # 18 in all
         if a_f == 0:  # zero dividend: MQ and AC cleared, signs kept
             self.mq = q_s << 35
             self.ac = a_s << 37
@@ -1324,6 +1413,7 @@ def _build_dispatch() -> tuple[list[Handler | None], list[Handler | None], list[
     missing = executable - _HANDLERS.keys()
     if missing:
         raise RuntimeError(f"instructions without semantics: {sorted(missing)}")
+    _check_timing(executable)
     dispatch_b: list[Handler | None] = [None] * 0o10000
     indexed = [False] * 0o10000
     for code, d in type_b_table().items():

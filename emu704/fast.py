@@ -12,9 +12,10 @@ How the work is split
   array.  Nothing is ever copied between a Python and a C copy of the machine.
 * **C runs everything that is pure CPU**: fixed and floating point, logic, shifts, index
   registers, transfers (trapping mode included), the +-0760 CPU sub-ops and sense
-  switches/lights.  Its dispatch tables are filled here from emu704.isa, the one
-  instruction table: a mnemonic the C core has no ``EMU704_OP_<name>`` for is left to
-  Python automatically.
+  switches/lights.  Its dispatch tables and cycle costs are filled here from emu704.isa,
+  the one instruction table: a mnemonic the C core has no ``EMU704_OP_<name>`` for is left
+  to Python automatically, and each op is charged its entry's ``timing`` (the shift table
+  and the divide-check costs too).
 * **Python runs the rest, one instruction at a time, with the reference handlers.**  When
   the C loop meets an I/O instruction (RDS WRS CPY CAD LDA BST WEF REW), a device sense
   address (SPT SPR SPU, unknown +-0760 sub-ops), or anything that stops the machine other
@@ -43,7 +44,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, overload
 
 from emu704.cpu import MEMORY_SIZES, Machine, StopReason
-from emu704.isa import b760_table, type_a_table, type_b_table
+from emu704.isa import OPCODES, SHIFT_COUNT_MASK, Timing, b760_table, type_a_table, type_b_table
 
 try:
     from emu704 import _fast  # type: ignore[attr-defined]
@@ -80,8 +81,14 @@ def _module() -> Any:
 _ISA: Any = None
 
 
+def _timing(mnemonic: str) -> Timing:
+    timing = OPCODES[mnemonic].timing
+    assert timing is not None, mnemonic
+    return timing
+
+
 def _isa() -> Any:
-    """The dispatch tables, filled once from emu704.isa (see emu704/csrc/cpu704.h)."""
+    """The dispatch tables and cycle costs, filled once from emu704.isa (see emu704/csrc/cpu704.h)."""
     global _ISA
     if _ISA is None:
         mod = _module()
@@ -101,8 +108,29 @@ def _isa() -> Any:
                 if address >= 256:
                     raise RuntimeError(f"{d.mnemonic}: +-0760 sub-op {address:o} does not fit the C table")
                 isa.b760_op[sign][address] = op(d.mnemonic)
+        _fill_cycles(isa, lib)
+        isa.halt_cycles[0] = _timing("HTR").base
+        isa.halt_cycles[1] = _timing("HPR").base
         _ISA = isa
     return _ISA
+
+
+def _fill_cycles(isa: Any, lib: Any) -> None:
+    """op_cycles, check_cycles and shift_extra from the table's timings (one per C op)."""
+    shift: Timing | None = None
+    for mnemonic in c_operations():
+        code = int(getattr(lib, f"EMU704_OP_{mnemonic}"))
+        timing = _timing(mnemonic)
+        isa.op_cycles[code] = timing.base
+        if timing.divide_check is not None:
+            isa.check_cycles[code] = timing.divide_check
+        if timing.shift is not None:
+            if shift not in (None, timing):
+                raise RuntimeError("the C core has one shift table, but emu704.isa times the shifts apart")
+            shift = timing
+    if shift is not None:
+        for n in range(SHIFT_COUNT_MASK + 1):
+            isa.shift_extra[n] = shift.shift_cycles(n) - shift.base
 
 
 def c_operations() -> frozenset[str]:

@@ -33,7 +33,10 @@ Public API (stable; the assembler/disassembler rely on it)
 * ``sub_op``    B760 / ALIAS_IO: fixed address or base address; ``None`` otherwise.
 * ``operand_added``  True when the variable field is added to ``sub_op`` (SLN SWT SPR SPU SLT RTB RTD
                 RDR WTB WTD WDR WTS).  ``operand_range`` = (lo, hi) of legal operands for those.
-* ``cycles``    timing description from the reference ("2", "3", "20|3", "2+(n+2)//12", "6-13" ...).
+* ``cycles``    timing description from the reference ("2", "3", "20|3", "2+(n+2)//12", "6-13" ...);
+                ``timing`` is the same read as numbers (``Timing``), which is what the emulators
+                charge: emu704.cpu takes its cycle costs from it, and emu704.fast hands them to
+                the C core at start-up, so this table is the one place they are written.
 * ``indexed``   whether the address is reduced by the selected index registers.
 * ``operands``  what the variable field holds: ``"Y,T"`` (address, tag), ``"Y,T,D"`` (type A / data),
                 ``"0,T"`` (PAX/PDX/PXD: tag only), ``"n,T"`` (shift count), ``"i"`` (operand added to
@@ -43,6 +46,24 @@ Public API (stable; the assembler/disassembler rely on it)
 * ``description`` one line of semantics.
 
 ``OPCODES: dict[str, OpDef]`` by mnemonic (upper case).
+
+``Timing`` -- ``OpDef.timing``, the ``cycles`` text parsed (None for data words):
+
+* ``base``  cycles of the ordinary case in all ("20|3" -> 20, "6-13" -> 6, "5+" -> 5, "2+wait"
+  -> 2); ``BASIC_CYCLES`` (2, an I-cycle and an E-cycle) where the reference gives no figure
+  ("-": BST WEF REW).
+* ``most``  the most cycles the table allows (the top of "6-13", a 255-place shift; ``base`` for
+  an exact figure, the larger of "20|3"); None when the table sets no bound ("5+", "2+",
+  "2+wait", "-").
+* ``divide_check``  "20|3" -> 3: the cost when the divide check stops the division.
+* ``shift``  "2+(n+2)//12" -> (2, 12): ``shift_cycles(n)`` = base + (n + 2) // 12 for an n-place
+  shift (n = 0..255).
+* ``varies`` the cost has a part that depends on the operands or a device and that the table
+  gives no formula for ("6-13", "5+", "2+", "2+wait"): the FAD family's alignment and
+  normalization are code in emu704.cpu (and the C core), tested against ``base``/``most``.  The
+  emulated devices never make the CPU wait, so the I/O instructions cost ``base``.
+
+``BASIC_CYCLES`` = 2: what every instruction costs at least.
 
 ``encode(mnemonic_or_opdef, address=0, tag=0, decrement=0) -> int`` -- the 36-bit word.  For
 ``operand_added`` ops ``address`` is the operand (``encode("SLN", 2)``); for fixed sub-ops and
@@ -76,6 +97,8 @@ dispatch from these.
 
 from __future__ import annotations
 
+import functools
+import re
 from dataclasses import dataclass
 
 from emu704.word import (
@@ -95,6 +118,58 @@ from emu704.word import (
 )
 
 KINDS = ("A", "B", "B760", "IO", "ALIAS_IO", "DATA")
+
+BASIC_CYCLES = 2
+"""Cycles every 704 instruction takes at least (an I-cycle and an E-cycle): the run loops of the
+emulators charge them for each instruction, the handlers whatever ``Timing`` adds beyond."""
+
+SHIFT_COUNT_MASK = 0o377
+"""A shift count is the low 8 bits of the effective address (``ALS 256`` = ``ALS 0``)."""
+
+
+@dataclass(frozen=True)
+class Timing:
+    """An ``OpDef.cycles`` text as numbers (see the module doc)."""
+
+    base: int
+    most: int | None
+    divide_check: int | None = None
+    shift: tuple[int, int] | None = None
+    """(bias, step) of "base+(n+bias)//step"."""
+    varies: bool = False
+
+    def shift_cycles(self, n: int) -> int:
+        """Cycles in all of a shift by ``n`` places (``n`` taken modulo 256, as the 704 does)."""
+        if self.shift is None:
+            raise ValueError("not a shift timing")
+        bias, step = self.shift
+        return self.base + ((n & SHIFT_COUNT_MASK) + bias) // step
+
+
+_SHIFT_TIMING = re.compile(r"(\d+)\+\(n\+(\d+)\)//(\d+)")
+
+
+@functools.cache
+def parse_cycles(text: str) -> Timing | None:
+    """``Timing`` of a ``cycles`` text; None for "" (data words); ValueError for a form the
+    emulators cannot charge (so a new kind of table entry cannot be silently mis-timed)."""
+    if text == "":
+        return None
+    if text == "-":
+        return Timing(BASIC_CYCLES, None)
+    if text.isdigit():
+        return Timing(int(text), int(text))
+    if m := re.fullmatch(r"(\d+)\|(\d+)", text):
+        base, check = int(m[1]), int(m[2])
+        return Timing(base, max(base, check), divide_check=check)
+    if m := re.fullmatch(r"(\d+)-(\d+)", text):
+        return Timing(int(m[1]), int(m[2]), varies=True)
+    if m := re.fullmatch(r"(\d+)\+(wait)?", text):
+        return Timing(int(m[1]), None, varies=True)
+    if m := _SHIFT_TIMING.fullmatch(text):
+        base, bias, step = int(m[1]), int(m[2]), int(m[3])
+        return Timing(base, base + (SHIFT_COUNT_MASK + bias) // step, shift=(bias, step))
+    raise ValueError(f"cycles {text!r}: not a timing the emulators know how to charge")
 
 
 @dataclass(frozen=True)
@@ -133,6 +208,11 @@ class OpDef:
         if self.kind in ("A", "DATA"):
             return self.prefix << 9
         return (self.sign << 11) | self.op
+
+    @property
+    def timing(self) -> Timing | None:
+        """``cycles`` as numbers (None for data words); see ``Timing``."""
+        return parse_cycles(self.cycles)
 
     @property
     def is_type_a(self) -> bool:
@@ -338,6 +418,13 @@ _data("SVN", 0o7, "prefix 7 (= MTH)")
 
 OPCODES: dict[str, OpDef] = {d.mnemonic: d for d in _TABLE}
 assert len(OPCODES) == len(_TABLE), "duplicate mnemonic in the instruction table"
+for _d in _TABLE:
+    parse_cycles(_d.cycles)  # every cycles text must parse: ValueError at import otherwise
+
+
+def longest_cycles() -> int:
+    """The most cycles any instruction can take by the table (a 255-place shift: 23)."""
+    return max(t.most for d in OPCODES.values() if (t := d.timing) is not None and t.most is not None)
 
 
 # --------------------------------------------------------------------------------------------
@@ -491,16 +578,21 @@ def code_of(word: int) -> int:
 
 
 __all__ = [
+    "BASIC_CYCLES",
     "KINDS",
     "OPCODES",
+    "SHIFT_COUNT_MASK",
     "Decoded",
     "OpDef",
+    "Timing",
     "b760_table",
     "code_of",
     "decode",
     "decode_data",
     "encode",
+    "longest_cycles",
     "lookup",
+    "parse_cycles",
     "type_a_table",
     "type_b_table",
 ]

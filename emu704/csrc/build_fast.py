@@ -4,6 +4,9 @@ The public header ``emu704/csrc/cpu704.h`` is the single source of the cdef, so 
 declarations and the Python view of them cannot drift apart.  Paths are relative to the
 repository root, where setuptools runs the builders listed in ``cffi_modules``.
 
+The compiler flags are the checkers core's, from ``csrc/cflags.py`` (imported as
+``csrc.cflags``, with the repository root put on ``sys.path``: neither setuptools' PEP 517
+backend nor ``python emu704/csrc/build_fast.py`` has it there).
 ``EMU704_CFLAGS`` replaces the optimisation flags (e.g. a sanitizer build:
 ``EMU704_CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all"``);
 ``SAMUEL_PORTABLE=1`` leaves out ``-march=native``, as for the checkers core.
@@ -15,34 +18,28 @@ Development build, in place (writes ``emu704/_fast.abi3.so``, the name setuptool
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import sys
 import tempfile
 from pathlib import Path
-from types import ModuleType
 
 from cffi import FFI
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from csrc import cflags  # noqa: E402 -- needs ROOT on sys.path
+
 SOURCES = ["cpu704.c"]
 MODULE = "emu704._fast"
 
 
-def _shared_build() -> ModuleType:
-    """csrc/cflags.py, which owns the compiler flags of both extensions."""
-    spec = importlib.util.spec_from_file_location("_samuel_cflags", ROOT / "csrc" / "cflags.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def compile_args(environ: dict[str, str] | None = None) -> list[str]:
     """Optimisation flags; EMU704_CFLAGS overrides them (e.g. for sanitizers)."""
-    return list(_shared_build().compile_args(environ, override="EMU704_CFLAGS"))
+    return cflags.compile_args(environ, override="EMU704_CFLAGS")
 
 
 def cdef_text() -> str:

@@ -7,6 +7,12 @@
  * the work is split with Python.  Registers live in locals while running (so
  * a store into mem[] cannot be taken to alias them) and go back to the
  * emu704_cpu struct when emu704_run() returns.
+ *
+ * Cycle costs come from emu704.isa through the emu704_isa tables: decode()
+ * caches op_cycles[op] in the slot, the run loop charges it after the
+ * instruction, and the variable parts are added from shift_extra and
+ * check_cycles; only what the table gives no formula for (the FAD family's
+ * alignment and normalization) is written here.
  */
 #include <stdint.h>
 #include <string.h>
@@ -124,7 +130,6 @@ AI void multiply(regs *r, uint64_t w, int rnd)
         hi += 1;
     r->ac = (s << 37) | hi;
     r->mq = (s << 35) | lo;
-    r->cycles += 18;
 }
 
 /* Machine._divide without the divide check (the caller tests |C(Y)| <= |AC|). */
@@ -136,7 +141,6 @@ AI void divide(regs *r, uint64_t w)
     uint64_t s = ac >> 37;
     r->mq = (((s ^ (w >> 35)) & 1) << 35) | q;
     r->ac = (s << 37) | rem;
-    r->cycles += 18;
 }
 
 /* Machine._fp_result */
@@ -164,7 +168,9 @@ AI uint64_t align_extra(uint64_t shift)
     return 1 + (shift - 12) / 11;
 }
 
-/* Machine._fadd */
+/* Machine._fadd.  op_cycles has the table's least (FAD 6, an exact cancellation
+ * to zero; UFA 5); this adds the operand-dependent rest, as Python does. */
+#define FAD_NORMALIZE 1 /* _FAD_NORMALIZE: a result to normalize */
 AI void fadd(regs *r, uint64_t w, int normalize)
 {
     uint64_t ac = r->ac;
@@ -200,7 +206,7 @@ AI void fadd(regs *r, uint64_t w, int normalize)
     if (normalize) {
         if (acf == 0) { /* normal zero */
             fp_result(r, sign, 0, 0, res & FRAC, 1);
-            r->cycles += 4 + extra;
+            r->cycles += extra;
             return;
         }
         int k = 27 - (64 - __builtin_clzll(acf));
@@ -209,11 +215,9 @@ AI void fadd(regs *r, uint64_t w, int normalize)
             ch -= k;
             acf = res >> 27;
         }
-        extra += (uint64_t)k / 4;
-        r->cycles += 5 + extra;
-    } else {
-        r->cycles += 3 + extra;
+        extra += FAD_NORMALIZE + (uint64_t)k / 4;
     }
+    r->cycles += extra;
     fp_result(r, sign, ch, acf, res & FRAC, 0);
 }
 
@@ -221,7 +225,6 @@ AI void fadd(regs *r, uint64_t w, int normalize)
 AI void fmul(regs *r, uint64_t w, int normalize)
 {
     uint64_t mq = r->mq;
-    r->cycles += 15;
     if (w == 0) { /* multiplication by +0 */
         r->ac = (mq & SIGN) << 2;
         r->mq = mq & SIGN;
@@ -256,7 +259,6 @@ AI void fdiv(regs *r, uint64_t w)
 {
     uint64_t ac = r->ac, a_f = ac & FRAC, b_f = w & FRAC;
     uint64_t a_s = ac >> 37, q_s = (a_s ^ (w >> 35)) & 1;
-    r->cycles += 16;
     if (a_f == 0) { /* zero dividend */
         r->mq = q_s << 35;
         r->ac = a_s << 37;
@@ -281,43 +283,44 @@ AI void fdiv(regs *r, uint64_t w)
     r->ac = (a_s << 37) | (((uint64_t)rc & CHAR10) << 27) | rem;
 }
 
-/* Machine._divide_check, proceeding form (DVP, FDP). */
-AI void divide_check(regs *r)
+/* Machine._divide_check, proceeding form (DVP, FDP): the table's cost of a
+ * divide check ("20|3": 3), charged instead of op_cycles (the caller skips that). */
+AI void divide_check(regs *r, const emu704_isa *isa, unsigned op)
 {
     r->dchk = 1;
-    r->cycles += 1;
+    r->cycles += isa->check_cycles[op];
 }
 
-/* Machine._shift_count: n = low 8 bits of Y; 2 + (n + 2) / 12 cycles in all. */
-AI unsigned shift_count(regs *r, uint64_t y)
+/* Machine._shift_count: n = low 8 bits of Y; its cost beyond op_cycles from the table. */
+AI unsigned shift_count(regs *r, const emu704_isa *isa, uint64_t y)
 {
     unsigned n = (unsigned)(y & 0377);
-    r->cycles += (n + 2) / 12;
+    r->cycles += isa->shift_extra[n];
     return n;
 }
 
 /* Machine._decode */
 static void decode(const emu704_isa *isa, emu704_slot *s, uint64_t w, uint32_t amask)
 {
-    unsigned tag = (unsigned)(w >> 15) & 7;
+    unsigned tag = (unsigned)(w >> 15) & 7, op;
     s->word = w;
     s->addr = (uint16_t)(w & ADDR_FIELD & amask);
     s->tag = (uint8_t)tag;
-    s->sign = (uint8_t)((w >> 35) & 1);
     s->dec = 0;
     s->ix = 0;
     if ((w >> 33) & 3) { /* type A */
-        s->op = isa->typea_op[(w >> 33) & 7];
+        op = isa->typea_op[(w >> 33) & 7];
         s->dec = (uint16_t)((w >> 18) & ADDR_FIELD & amask);
-        return;
+    } else {
+        unsigned code = (unsigned)(w >> 24) & 07777;
+        op = isa->code_op[code];
+        if (isa->code_indexed[code])
+            s->ix = (uint8_t)tag;
+        if ((op == EMU704_OP_PSE || op == EMU704_OP_MSE) && tag == 0) /* fixed sub-op: bind it now */
+            op = s->addr < 256 ? isa->b760_op[(w >> 35) & 1][s->addr] : EMU704_OP_PY;
     }
-    unsigned code = (unsigned)(w >> 24) & 07777;
-    unsigned op = isa->code_op[code];
-    if (isa->code_indexed[code])
-        s->ix = (uint8_t)tag;
-    if ((op == EMU704_OP_PSE || op == EMU704_OP_MSE) && tag == 0) /* fixed sub-op: bind it now */
-        op = s->addr < 256 ? isa->b760_op[s->sign][s->addr] : EMU704_OP_PY;
     s->op = (uint8_t)op;
+    s->cycles = isa->op_cycles[op];
 }
 
 void emu704_init(emu704_cpu *cpu, const emu704_isa *isa, uint32_t memory_words)
@@ -378,6 +381,7 @@ int emu704_run(emu704_cpu *cpu, uint64_t max_instructions, uint64_t cycle_deadli
         const uint64_t y = (s->addr - get_xr(&r, s->ix)) & amask;
         const unsigned t = s->tag;
         unsigned op = s->op;
+        unsigned cost = s->cycles; /* the table's cost, charged after the switch */
         uint64_t w;
         int taken;
     dispatch:
@@ -510,10 +514,11 @@ int emu704_run(emu704_cpu *cpu, uint64_t max_instructions, uint64_t cycle_deadli
             if ((w & MAG_MASK) <= (r.ac & AC_MAG)) { /* divide check: no division */
                 if (op == EMU704_OP_DVH)
                     goto to_python; /* the machine stops: Python reports it */
-                divide_check(&r);
-            } else {
-                divide(&r, w);
+                divide_check(&r, isa, op);
+                ic += 1;
+                goto charged;
             }
+            divide(&r, w);
             ic += 1;
             break;
         case EMU704_OP_LDQ:
@@ -558,12 +563,10 @@ int emu704_run(emu704_cpu *cpu, uint64_t max_instructions, uint64_t cycle_deadli
         /* -- logical ----------------------------------------------------------------- */
         case EMU704_OP_ANA:
             r.ac &= mem[y]; /* S and Q cleared */
-            r.cycles += 1;
             ic += 1;
             break;
         case EMU704_OP_ANS:
             mem[y] &= r.ac & AC_PMAG;
-            r.cycles += 2;
             ic += 1;
             break;
         case EMU704_OP_ORA:
@@ -578,14 +581,13 @@ int emu704_run(emu704_cpu *cpu, uint64_t max_instructions, uint64_t cycle_deadli
             w = mem[y];
             int64_t a = sign_key(r.ac >> 37, r.ac & AC_MAG);
             int64_t b = sign_key(w >> 35, w & MAG_MASK);
-            r.cycles += 1;
             ic += a > b ? 1 : a == b ? 2 : 3;
             break;
         }
 
         /* -- shifts ------------------------------------------------------------------ */
         case EMU704_OP_ALS: {
-            unsigned k = shift_count(&r, y);
+            unsigned k = shift_count(&r, isa, y);
             if (k) {
                 uint64_t m = r.ac & AC_MAG, body = m & MAG_MASK; /* bits that pass through P */
                 if (k < 35 ? body >> (35 - k) : body)
@@ -596,13 +598,13 @@ int emu704_run(emu704_cpu *cpu, uint64_t max_instructions, uint64_t cycle_deadli
             break;
         }
         case EMU704_OP_ARS: {
-            unsigned k = shift_count(&r, y);
+            unsigned k = shift_count(&r, isa, y);
             r.ac = (r.ac & AC_S) | (k < 64 ? (r.ac & AC_MAG) >> k : 0);
             ic += 1;
             break;
         }
         case EMU704_OP_LLS: {
-            unsigned k = shift_count(&r, y);
+            unsigned k = shift_count(&r, isa, y);
             uint64_t mq = r.mq;
             u128 big = ((u128)(r.ac & AC_MAG) << 35) | (mq & MAG_MASK); /* 72 bits */
             if (k) {
@@ -617,7 +619,7 @@ int emu704_run(emu704_cpu *cpu, uint64_t max_instructions, uint64_t cycle_deadli
             break;
         }
         case EMU704_OP_LRS: {
-            unsigned k = shift_count(&r, y);
+            unsigned k = shift_count(&r, isa, y);
             uint64_t ac = r.ac;
             u128 big = ((u128)(ac & AC_MAG) << 35) | (r.mq & MAG_MASK);
             big = k < 128 ? big >> k : 0;
@@ -627,7 +629,7 @@ int emu704_run(emu704_cpu *cpu, uint64_t max_instructions, uint64_t cycle_deadli
             break;
         }
         case EMU704_OP_LGL: {
-            unsigned k = shift_count(&r, y);
+            unsigned k = shift_count(&r, isa, y);
             uint64_t ac = r.ac;
             u128 big = ((u128)(ac & AC_MAG) << 36) | r.mq; /* 73 bits */
             if (k) {
@@ -642,7 +644,7 @@ int emu704_run(emu704_cpu *cpu, uint64_t max_instructions, uint64_t cycle_deadli
             break;
         }
         case EMU704_OP_RQL: {
-            unsigned k = shift_count(&r, y) % 36;
+            unsigned k = shift_count(&r, isa, y) % 36;
             r.mq = ((r.mq << k) | (r.mq >> (36 - k))) & WORD_MASK;
             ic += 1;
             break;
@@ -705,10 +707,11 @@ int emu704_run(emu704_cpu *cpu, uint64_t max_instructions, uint64_t cycle_deadli
             if (fdiv_check(r.ac, w)) { /* divide check: no division */
                 if (op == EMU704_OP_FDH)
                     goto to_python;
-                divide_check(&r);
-            } else {
-                fdiv(&r, w);
+                divide_check(&r, isa, op);
+                ic += 1;
+                goto charged;
             }
+            fdiv(&r, w);
             ic += 1;
             break;
 
@@ -718,6 +721,7 @@ int emu704_run(emu704_cpu *cpu, uint64_t max_instructions, uint64_t cycle_deadli
             op = y < 256 ? isa->b760_op[op == EMU704_OP_MSE][y] : EMU704_OP_PY;
             if (op == EMU704_OP_PSE || op == EMU704_OP_MSE) /* cannot happen with emu704.isa */
                 goto to_python;
+            cost = isa->op_cycles[op];
             goto dispatch;
         case EMU704_OP_CLM:
             r.ac &= AC_S;
@@ -811,9 +815,10 @@ int emu704_run(emu704_cpu *cpu, uint64_t max_instructions, uint64_t cycle_deadli
         default: /* EMU704_OP_PY: I/O, halts, illegal codes, device sense */
             goto to_python;
         }
+        r.cycles += cost;
+    charged:
         ic &= amask;
         n += 1;
-        r.cycles += 2;
         continue;
     to_python:
         status = EMU704_RUN_PYTHON;
@@ -864,7 +869,7 @@ int emu704_call(emu704_cpu *cpu, int64_t entry,
         return EMU704_CALL_PYTHON; /* an indexed HTR: its restart address is Python's to work out */
     /* The halt the Python reference would execute: counted the same way. */
     cpu->instructions += 1;
-    cpu->cycles += 2;
+    cpu->cycles += cpu->isa->halt_cycles[code == CODE_HPR];
     cpu->ic = code == CODE_HTR ? (w & amask) : ((cpu->ic + 1) & amask);
     for (uint32_t i = 0; i < n_out; i++)
         out_words[i] = cpu->mem[out_addr[i] & amask];

@@ -12,10 +12,11 @@
  *
  * Division of labour
  * ------------------
- * The op code tables are not written down here: emu704.fast fills an
- * emu704_isa from emu704.isa (the one instruction table) at import, mapping
- * each mnemonic to EMU704_OP_<mnemonic> when this core implements it and to
- * EMU704_OP_PY otherwise.  emu704_run() executes instructions until a limit or
+ * The op code tables and the cycle costs are not written down here:
+ * emu704.fast fills an emu704_isa from emu704.isa (the one instruction table)
+ * at import, mapping each mnemonic to EMU704_OP_<mnemonic> when this core
+ * implements it and to EMU704_OP_PY otherwise, and each op to the cycles its
+ * table entry gives.  emu704_run() executes instructions until a limit or
  * until it reaches one it leaves to Python -- every I/O instruction (RDS WRS
  * CPY CAD LDA BST WEF REW), device sense addresses (SPT SPR SPU, unknown
  * +-0760 sub-ops), every stop that is not a limit (HTR, HPR, DVH/FDH divide
@@ -64,13 +65,19 @@ enum emu704_op {
     EMU704_OP_COUNT
 };
 
-/* Dispatch tables, filled from emu704.isa by emu704.fast; shared read-only by
- * every machine. */
+/* Dispatch tables and cycle costs, filled from emu704.isa by emu704.fast;
+ * shared read-only by every machine.  Costs are cycles in all (the table's
+ * figures, OpDef.timing); the parts emu704.isa gives no formula for (FAD/UFA
+ * alignment and normalization) are code, as in emu704/cpu.py. */
 typedef struct emu704_isa {
     uint8_t code_op[4096];      /* type B: 12-bit code S,1-11 (word >> 24) -> op */
     uint8_t code_indexed[4096]; /* 1 when the address is reduced by the tagged XRs */
     uint8_t typea_op[8];        /* type A: prefix S,1,2 -> op */
     uint8_t b760_op[2][256];    /* +0760 / -0760: effective address (< 0400) -> sub-op */
+    uint8_t op_cycles[EMU704_OP_COUNT];    /* op -> cycles of its ordinary case ("20|3": 20) */
+    uint8_t check_cycles[EMU704_OP_COUNT]; /* DVP, FDP: cycles of a divide check ("20|3": 3) */
+    uint8_t shift_extra[256];   /* shift count n -> cycles beyond op_cycles ("2+(n+2)//12") */
+    uint8_t halt_cycles[2];     /* HTR, HPR: what emu704_call() charges for the halt at return_at */
 } emu704_isa;
 
 /* One decoded memory location (16 bytes). */
@@ -81,7 +88,7 @@ typedef struct emu704_slot {
     uint8_t op;     /* enum emu704_op */
     uint8_t ix;     /* tag bits whose XRs are subtracted from addr (0: not indexed) */
     uint8_t tag;    /* tag bits as written (selects XRs for LXA, TIX ...) */
-    uint8_t sign;   /* bit S (+-0760 sub-op table) */
+    uint8_t cycles; /* isa->op_cycles[op], charged when it is executed */
 } emu704_slot;
 
 /* The machine.  Field names match emu704.cpu.Machine's attributes. */
