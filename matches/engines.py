@@ -26,11 +26,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import math
 import os
 import shlex
-import threading
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -42,7 +40,8 @@ from engine import evaluators
 from engine.board import Board
 from engine.errors import GameOverError, SamuelError
 from engine.limits import Limit
-from engine.search import Mode, Searcher, SearchResult
+from engine.runner import SearchRun
+from engine.search import Mode, Searcher
 from engine.types import BLACK, WHITE
 from matches.player import Played, Player, PlayerFault
 from matches.record import Ending
@@ -468,8 +467,8 @@ class InProcessPlayer(Player):
         """The time control this engine plays under (its own over the tournament's)."""
         self._searcher: Searcher | None = None
         self._executor: ThreadPoolExecutor | None = None
-        self._stop: threading.Event | None = None
-        self._pending: asyncio.Future[SearchResult] | None = None
+        self._run: SearchRun | None = None
+        """The last search started (it may still run after a timed-out or cancelled play)."""
         self._alive = True
 
     @property
@@ -512,14 +511,13 @@ class InProcessPlayer(Player):
 
     async def _settle(self, timeout: float | None = SETTLE_TIMEOUT) -> bool:
         """Stop and wait for a search left running (by a cancelled or timed-out play); True if none is."""
-        pending = self._pending
-        if pending is None or pending.done():
+        run = self._run
+        if run is None or run.done():
             return True
-        if self._stop is not None:
-            self._stop.set()
+        run.stop()
         with contextlib.suppress(Exception, asyncio.TimeoutError):
-            await asyncio.wait_for(asyncio.shield(pending), timeout)
-        return pending.done()
+            await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(run.future)), timeout)
+        return run.done()
 
     async def new_game(self) -> None:
         searcher, executor = self._running()
@@ -531,19 +529,16 @@ class InProcessPlayer(Player):
         if not await self._settle():
             self._alive = False
             raise PlayerFault(Ending.STALL, f"{self.who}: an earlier search does not stop")
-        stop = threading.Event()
-        # The search reads the board on another thread: give it a copy the referee cannot change.
-        call = functools.partial(searcher.search, board.copy(), limit, stop=stop)
-        fut = asyncio.get_running_loop().run_in_executor(executor, call)
-        self._pending, self._stop = fut, stop
+        run = SearchRun(board, limit, searcher, submit=executor.submit)  # it searches a copy of the board
+        self._run = run
         try:
-            result = await asyncio.wait_for(asyncio.shield(fut), timeout)
+            result = await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(run.future)), timeout)
         except asyncio.TimeoutError:
             if not await self._settle():
                 self._alive = False
             raise PlayerFault(Ending.STALL, f"{self.who} did not move within {timeout or 0:.2f} s") from None
         except asyncio.CancelledError:
-            stop.set()
+            run.stop()
             raise
         except GameOverError:
             raise  # asked to move in a finished game: the caller's mistake, not the engine's
@@ -564,8 +559,8 @@ class InProcessPlayer(Player):
 
     def kill(self) -> None:
         self._alive = False
-        if self._stop is not None:
-            self._stop.set()
+        if self._run is not None:
+            self._run.stop()
         self._shutdown()
 
     def _shutdown(self) -> None:

@@ -22,6 +22,7 @@ from engine.board import Board, Termination
 from engine.errors import SamuelError
 from engine.limits import Limit
 from engine.move import Move
+from engine.runner import move_to_play
 from engine.types import BLACK, WHITE, Color
 from protocol import dxp_grammar as g
 from protocol.context import ServerSettings, Writer
@@ -406,9 +407,7 @@ class DxpFollower:
             return
         if generation != self._generation or self.game is not game:
             return  # the game ended or was rewound meanwhile
-        move: Move = result.best if result.best is not None else game.board.legal_moves[0]
-        if not game.board.is_legal(move):
-            move = game.board.legal_moves[0]
+        move: Move = move_to_play(game.board, result)
         # From here on the move is ours: nothing may cancel it between push and send.
         self._think_task = None
         used = self._loop.time() - game.turn_started

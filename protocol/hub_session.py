@@ -16,6 +16,7 @@ import logging
 from engine.board import Board
 from engine.errors import SamuelError
 from engine.limits import Limit
+from engine.runner import move_to_play
 from engine.search import SearchInfo, SearchResult
 from protocol import hub_grammar as g
 from protocol.context import ENGINE_AUTHOR, ENGINE_COUNTRY, ServerSettings, Writer, engine_version
@@ -322,12 +323,10 @@ class HubSession:
         except Exception as exc:  # the client still gets its done
             log.warning("hub: search failed: %s", exc)
             self.error(f"search failed: {exc}")
-        best = result.best if result is not None else None
-        if best is None or not board.is_legal(best):
-            best = board.legal_moves[0]
+        best = move_to_play(board, result) if result is not None else board.require_moves()[0]
+        if result is None or best != result.best:
             ponder = None
         else:
-            assert result is not None
             ponder = result.ponder
             # Reports are thinned to one per INFO_INTERVAL: the final one always goes out.
             final = g.format_info(board, result.info)

@@ -24,6 +24,7 @@ from engine.errors import SamuelError
 from engine.learners.generalize_host import AlphaStore, HostedAlpha
 from engine.learners.rote import RoteMemory, shared_memory
 from engine.limits import Limit
+from engine.runner import SearchRun
 from engine.search import Searcher, SearchInfo, SearchResult
 from protocol.memory_budget import HashBudget
 from protocol.options import SPECS, EngineOptions
@@ -172,7 +173,7 @@ class EngineSession:
         self._clear_pending = False
         self._closed = False
         self._task: asyncio.Future[SearchResult] | None = None
-        self._stop_event: threading.Event | None = None
+        self._run: SearchRun | None = None
         self._deadline: asyncio.TimerHandle | None = None
         self.rote: RoteMemory | None = (
             shared_memory(d.rote, merge_every=d.rote_merge_every) if d.rote else None
@@ -318,38 +319,19 @@ class EngineSession:
             if alpha.version != self._alpha_version:
                 self._clear_pending = True
                 self._alpha_version = alpha.version
-        stop = threading.Event()
-        future: asyncio.Future[SearchResult] = loop.create_future()
         position = board.copy()
 
         def report(info: SearchInfo) -> None:
             if on_info is not None and not loop.is_closed():
                 loop.call_soon_threadsafe(on_info, info)
 
-        def settle(result: SearchResult | None, error: BaseException | None) -> None:
-            if future.done():
-                return
-            if error is not None:
-                future.set_exception(error)
-            else:
-                assert result is not None
-                future.set_result(result)
+        def prepare() -> Searcher:
+            searcher = self.searcher()  # built, resized or cleared here, not on the loop
+            if alpha_eval is not None:
+                searcher.set_evaluator(alpha_eval)
+            return searcher
 
-        def run() -> None:
-            try:
-                searcher = self.searcher()  # built, resized or cleared here, not on the loop
-                if alpha_eval is not None:
-                    searcher.set_evaluator(alpha_eval)
-                searcher.arm()  # a stop from now on reaches this search: none falls before it begins
-                if stop.is_set():  # stopped before it began: answer at once with a shallow move
-                    result = searcher.search(position, Limit(depth=1), on_info=report)
-                else:
-                    result = searcher.search(position, limit, on_info=report, info_interval=info_interval)
-            except BaseException as exc:  # handed to the awaiting coroutine, not lost
-                log.debug("search failed: %s", exc)
-                if not loop.is_closed():
-                    loop.call_soon_threadsafe(settle, None, exc)
-                return
+        def learn(result: SearchResult) -> None:
             if self.rote is not None:  # Samuel's rote learning: save the root and its score
                 try:
                     self.rote.record_search(position, result)
@@ -360,17 +342,18 @@ class EngineSession:
                     alpha.learn(position, result.info.score.value, result.info.pv)
                 except Exception:
                     log.exception("alpha %s: could not learn from %s", alpha.store.name, position.fen())
-            if not loop.is_closed():
-                loop.call_soon_threadsafe(settle, result, None)
 
-        self._stop_event = stop
-        self._task = future
-        _WORKERS.submit(run)
+        run = SearchRun(position, limit, prepare=prepare, on_info=report, info_interval=info_interval,
+                        after=learn, submit=_WORKERS.submit)
+        self._run = run
+        # Settled on the loop (not the moment the thread ends), so ``searching`` holds until the
+        # caller has seen the result.
+        self._task = task = asyncio.wrap_future(run.future)
         try:
             # Shielded: cancelling the caller stops the search rather than orphaning it.
-            return await asyncio.shield(future)
+            return await asyncio.shield(task)
         except asyncio.CancelledError:
-            stop.set()
+            run.stop()
             raise
         finally:
             if self._deadline is not None:
@@ -384,10 +367,8 @@ class EngineSession:
         would contend for the GIL with the event loop).  The worker arms the search before
         it looks at the session's flag, so a stop is never lost between the two.
         """
-        if self._stop_event is not None:
-            self._stop_event.set()
-        if self.searching and self._searcher is not None:
-            self._searcher.stop()
+        if self._run is not None:
+            self._run.stop()
 
     def stop_after(self, limit: Limit) -> None:
         """Turn an open-ended (ponder) search into a timed one, counting from now.

@@ -216,7 +216,7 @@ def test_play_exits_130_on_ctrl_c_during_a_search(monkeypatch: pytest.MonkeyPatc
     def interrupted(*_args: object, **_kw: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("samuel.commands.play.search_interruptibly", interrupted)
+    monkeypatch.setattr("engine.runner.SearchRun.wait", interrupted)
     monkeypatch.setattr("builtins.input", lambda _prompt="": "quit")
     assert main(["play", "--color", "white", "--hash", "1"]) == 130  # the engine (Black) moves first
     err = capsys.readouterr().err

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from samuel.argtypes import positive_float, positive_int
@@ -105,59 +104,15 @@ def format_info(board: Board, info: SearchInfo) -> str:
 
 
 def format_bestmove(board: Board, result: SearchResult) -> str:
-    best = result.best if result.best is not None and board.is_legal(result.best) else None
-    if best is None:
-        best = board.require_moves()[0]
+    from engine.runner import move_to_play
+
+    best = move_to_play(board, result)
     line = f"bestmove {board.notation(best)}"
     after = board.copy()
     after.push(best)
     if result.ponder is not None and after.is_legal(result.ponder):
         line += f" ponder {after.notation(result.ponder)}"
     return line
-
-
-def search_interruptibly(
-    searcher: Searcher,
-    board: Board,
-    limit: Limit,
-    on_info: Callable[[SearchInfo], None] | None = None,
-    *,
-    reraise: bool = False,
-) -> SearchResult:
-    """Run the search in a worker thread so Ctrl-C stops it (and keeps its result).
-
-    With ``reraise`` the KeyboardInterrupt is raised again once the search has
-    stopped; without, the search's result so far is returned.
-
-    The C search releases the GIL, and Python only sees signals on the main
-    thread, so the main thread waits here and turns KeyboardInterrupt into stop.
-    """
-    stop = threading.Event()
-    done = threading.Event()
-    box: dict[str, SearchResult | BaseException] = {}
-
-    def work() -> None:
-        try:
-            box["result"] = searcher.search(board, limit, on_info=on_info, stop=stop)
-        except BaseException as exc:  # handed to the main thread
-            box["error"] = exc
-        finally:
-            done.set()
-
-    # Waiting on an Event (not Thread.join, which a KeyboardInterrupt can leave
-    # in a bad state) keeps the main thread responsive to Ctrl-C.
-    threading.Thread(target=work, name="samuel-search", daemon=True).start()
-    try:
-        while not done.wait(0.05):
-            pass
-    except KeyboardInterrupt:
-        stop.set()
-        done.wait()
-        if reraise:
-            raise
-    if "error" in box:
-        raise box["error"]  # type: ignore[misc]
-    return box["result"]  # type: ignore[return-value]
 
 
 def analyse(board: Board, searcher: Searcher, limit: Limit, out: TextIO | None = None) -> SearchResult:
@@ -168,7 +123,9 @@ def analyse(board: Board, searcher: Searcher, limit: Limit, out: TextIO | None =
     def on_info(info: SearchInfo) -> None:
         print(format_info(board, info), file=stream, flush=True)
 
-    result = search_interruptibly(searcher, board, limit, on_info)
+    from engine.runner import SearchRun
+
+    result = SearchRun(board, limit, searcher, on_info=on_info).wait_interruptibly()
     print(format_bestmove(board, result), file=stream, flush=True)
     return result
 

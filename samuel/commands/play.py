@@ -25,10 +25,10 @@ from engine.errors import AmbiguousMoveError, IllegalMoveError, InvalidMoveError
 from engine.fen import START_FEN
 from engine.limits import Limit
 from engine.move import Move, parse_move_text
+from engine.runner import move_to_play
 from engine.search import Score, Searcher, SearchResult
 from engine.types import BLACK, COLOR_NAMES, SQUARES, WHITE, Color, row_col
 from samuel.argtypes import positive_float
-from samuel.commands.analyse import search_interruptibly
 from samuel.engine_args import add_engine_arguments, make_searcher
 
 ENGINE_NAME = "samuel"
@@ -142,7 +142,9 @@ class SearchEngine:
         self.limit = limit
 
     def think(self, board: Board) -> SearchResult:
-        return search_interruptibly(self.searcher, board, self.limit, reraise=True)
+        from engine.runner import SearchRun
+
+        return SearchRun(board, self.limit, self.searcher).wait_interruptibly(reraise=True)
 
     def new_game(self) -> None:
         self.searcher.new_game()
@@ -317,9 +319,7 @@ def _undo(game: Game) -> Reply:
 
 def _hint(game: Game, engine: Engine) -> Reply:
     result = engine.think(game.board)
-    move = result.best if result.best is not None and game.board.is_legal(result.best) else None
-    if move is None:
-        move = game.board.legal_moves[0]
+    move = move_to_play(game.board, result)
     note = describe_score(result.info.score, "you")
     return Reply([f"hint: {game.board.notation(move)}  (depth {result.info.depth}, {note})"])
 
