@@ -62,6 +62,7 @@ from protocol.client import (
 )
 from protocol.client.base import limit_timeout
 from protocol.dxp_grammar import REASON_DRAW, REASON_I_LOSE, REASON_I_WIN, REASON_NONE
+from protocol.position_strings import FRAMES
 
 tomllib: ModuleType | None
 try:
@@ -96,7 +97,7 @@ CLIENT_GRACE = 1e6
 _TIME_KEYS = ("st", "tc", "depth", "nodes", "timemargin")
 _KEYS = (
     "name", "proto", "cmd", "arg", "dir", "host", "port", "tcp", "option.NAME", "eval", "evaluator",
-    "mode", "hash", "backend", "weights", *_TIME_KEYS,
+    "mode", "hash", "backend", "weights", "frame", *_TIME_KEYS,
 )
 
 
@@ -120,6 +121,8 @@ class EngineSpec:
     """Passed on: ``configure`` for hub/cb; evaluator, mode and hash for an in-process engine."""
     tc: TimeControl | None = None
     """This engine's own time control, over the tournament's."""
+    frame: str = "literal"
+    """How a DXP engine reads GAMEREQ positions (``literal``, or ``pydraughts``' rotated frame)."""
 
     def describe(self) -> str:
         """Where it runs, for messages: ``hub: fake_hub.py --crash-after 2``, ``cb: 127.0.0.1:27532``."""
@@ -142,6 +145,7 @@ class EngineSpec:
             "cwd": self.cwd,
             "options": dict(self.options),
             "tc": self.tc.to_dict() if self.tc is not None else None,
+            "frame": self.frame,
         }
 
     @classmethod
@@ -158,6 +162,7 @@ class EngineSpec:
             cwd=d.get("cwd"),
             options=tuple((str(k), str(v)) for k, v in pairs),
             tc=TimeControl.from_dict(tc) if tc is not None else None,
+            frame=str(d.get("frame", "literal")),
         )
 
 
@@ -181,6 +186,7 @@ class _Draft:
     cwd: str | None = None
     options: dict[str, str] = field(default_factory=dict)
     weights: str | None = None
+    frame: str = "literal"
     tc_layers: list[list[str]] = field(default_factory=lambda: [[]])
 
     def fail(self, message: str) -> ValueError:
@@ -243,6 +249,10 @@ class _Draft:
             self.options["backend"] = backend
         elif low == "weights":
             self.weights = self.path(self.text(k, value))
+        elif low == "frame":
+            self.frame = self.text(k, value).strip().lower()
+            if self.frame not in FRAMES:
+                raise self.fail(f"frame= must be {' or '.join(FRAMES)}, got {value!r}")
         elif low in _TIME_KEYS:
             self.tc_layers[-1].append(f"{low}={self.text(k, value).strip()}")
         else:
@@ -309,6 +319,8 @@ class _Draft:
                                 f"{proto} engine its evaluator on its command line or with eval=")
             if cmd and host:
                 raise self.fail("give cmd= (a process) or host=/port= (a server), not both")
+            if self.frame != "literal" and proto != "dxp":
+                raise self.fail("frame= is for DXP engines (proto=dxp)")
             if proto == "dxp":
                 if cmd or not host:
                     raise self.fail("a dxp engine is a server: give host= and port= (or tcp=HOST:PORT)")
@@ -318,7 +330,7 @@ class _Draft:
             elif not cmd and not host:
                 raise self.fail(f"a {proto} engine needs cmd= (a process) or host=/port= (a server)")
         name = self.name or self._default_name(proto, cmd, host, port, options, tc)
-        return EngineSpec(name, proto, cmd, host, port, self.cwd, tuple(options.items()), tc)
+        return EngineSpec(name, proto, cmd, host, port, self.cwd, tuple(options.items()), tc, self.frame)
 
     def _inproc_options(self, cmd: tuple[str, ...], host: str | None) -> dict[str, str]:
         if cmd or host or self.cwd:
@@ -605,7 +617,7 @@ class ClientPlayer(Player):
             assert s.host is not None and s.port is not None
             moves = self.tc.moves if self.tc is not None and self.tc.moves is not None else 0
             dxp = await connect_dxp(s.host, s.port, name="samuel-match", minutes=_dxp_minutes(self.tc),
-                                    moves=min(moves, 999))
+                                    moves=min(moves, 999), frame=s.frame)
             dxp.grace = CLIENT_GRACE
             return dxp
         if s.cmd:

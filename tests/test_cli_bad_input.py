@@ -179,7 +179,8 @@ def _loaded_by(argv: str) -> list[str]:
             f"build_parser({argv})\n"
             "heavy = ('numpy', 'matplotlib', 'rich', 'emu704.cpu', 'engine.core', 'engine.search')\n"
             "loaded = [m for m in heavy if m in sys.modules]\n"
-            "loaded += sorted(m for m in sys.modules if m.startswith('matches.') and m != 'matches.defaults')\n"
+            "loaded += sorted(m for m in sys.modules\n"
+            "                 if m.startswith('matches.') and m != 'matches.defaults')\n"
             "print(' '.join(loaded))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=60)
     assert proc.returncode == 0, proc.stderr

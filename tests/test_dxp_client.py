@@ -1,4 +1,4 @@
-"""Our DXP initiator (DxpEngine, dxp_match, ``samuel dxp connect``) against our follower and fakes."""
+"""Our DXP initiator (DxpEngine, ``samuel dxp connect``) against our follower and fakes."""
 
 from __future__ import annotations
 
@@ -28,7 +28,6 @@ from protocol.client.errors import (
     IllegalEngineMoveError,
 )
 from protocol.context import ServerSettings
-from protocol.dxp_match import play_dxp_games
 from protocol.dxp_session import end_reason, serve_dxp
 from protocol.framing import stream_limit
 from protocol.session import SessionDefaults
@@ -166,42 +165,6 @@ def test_no_options_no_analysis() -> None:
     asyncio.run(main())
 
 
-def test_match_alternates_colours_and_writes_pdn() -> None:
-    seen: list[int] = []
-
-    async def main() -> list[Any]:
-        async with listening(follower()) as port:
-            return await play_dxp_games(
-                "127.0.0.1", port, games=2, limit=Limit(movetime=0.01), minutes=0,
-                defaults=SessionDefaults(hash_mb=1), max_plies=60,
-                on_move=lambda n, b, m: seen.append(n),
-            )
-
-    records = asyncio.run(main())
-    assert [r.number for r in records] == [1, 2]
-    assert [r.our_color for r in records] == [BLACK, WHITE]
-    assert seen.count(1) == len(records[0].moves) and seen.count(2) == len(records[1].moves)
-    for r in records:
-        assert r.result in ("1-0", "0-1", "1/2-1/2", "*")
-        assert r.opponent == "samuel"
-        game = read_games(r.pdn())[0]
-        assert game.moves == r.moves and game.result == r.result
-
-
-def test_match_from_openings() -> None:
-    fen = "W:W17,22,23,24,25,26,27,28,29,30,31,32:B1,10,11,12,13,2,3,4,6,7,8,9"
-
-    async def main() -> list[Any]:
-        async with listening(follower()) as port:
-            return await play_dxp_games("127.0.0.1", port, games=2, openings=[fen],
-                                        limit=Limit(movetime=0.01), minutes=0,
-                                        defaults=SessionDefaults(hash_mb=1), max_plies=20)
-
-    records = asyncio.run(main())
-    assert [r.our_color for r in records] == [WHITE, BLACK]  # the side to move first, then the other
-    assert all(r.initial_fen == Board(fen).initial_fen for r in records)
-
-
 def test_cli_connect(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ready = threading.Event()
     box: dict[str, Any] = {}
@@ -221,11 +184,24 @@ def test_cli_connect(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
         rc = cli_main(["dxp", "connect", "127.0.0.1", "--port", str(box["port"]), "--games", "2",
                        "--movetime", "0.01", "--max-plies", "30", "--hash", "1", "--pdn", str(out)])
         assert rc == 0
-        lines = capsys.readouterr().out.splitlines()
-        assert lines[0].startswith("game 1: samuel (black) vs samuel: ")
-        assert lines[1].startswith("game 2: samuel (white) vs samuel: ")
+        lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith(("game ", "score:"))]
+        opponent = f"127.0.0.1:{box['port']}"
+        assert lines[0].startswith(f"game 1: samuel (black) vs {opponent}: ")
+        assert lines[1].startswith(f"game 2: samuel (white) vs {opponent}: ")
         assert lines[2].startswith("score: samuel ")
-        assert len(read_games(out.read_text())) == 2
+        games = read_games(out.read_text())
+        assert len(games) == 2 and all(g.ply_count <= 30 for g in games)
+
+        # From a file of openings: each one in a colour-reversed pair, from that position.
+        fen = "W:W17,22,23,24,25,26,27,28,29,30,31,32:B1,10,11,12,13,2,3,4,6,7,8,9"
+        deck = tmp_path / "openings.fen"
+        deck.write_text(f"# one opening\n{fen}\n")
+        rc = cli_main(["dxp", "connect", "127.0.0.1", "--port", str(box["port"]), "--games", "2",
+                       "--movetime", "0.01", "--max-plies", "20", "--hash", "1", "--openings", str(deck),
+                       "--pdn", str(out)])
+        assert rc == 0
+        games = read_games(out.read_text())
+        assert len(games) == 2 and all(Board(g.initial_fen).fen() == Board(fen).fen() for g in games)
     finally:
         async def stop() -> None:
             box["srv"].close()

@@ -443,3 +443,13 @@ def test_tcp_engines(tmp_path: Path) -> None:
             assert not dxp.alive
 
         run(main)
+
+
+def test_a_dxp_engine_takes_its_frame() -> None:
+    spec = parse_engine(["proto=dxp", "tcp=127.0.0.1:27531", "frame=pydraughts"])
+    assert spec.frame == "pydraughts" and EngineSpec.from_dict(spec.to_dict()) == spec
+    assert parse_engine(["proto=dxp", "tcp=127.0.0.1:27531"]).frame == "literal"
+    with pytest.raises(ValueError, match="frame= must be literal or pydraughts"):
+        parse_engine(["proto=dxp", "tcp=127.0.0.1:27531", "frame=rotated"])
+    with pytest.raises(ValueError, match="frame= is for DXP engines"):
+        parse_engine(["proto=hub", "cmd=x", "frame=pydraughts"])

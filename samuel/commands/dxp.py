@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import TextIO
 
 from engine.fen import START_FEN
-from engine.limits import Limit
 from protocol.context import DXP_PORT, ServerSettings
 from protocol.framing import stream_limit
 from protocol.position_strings import FRAMES
@@ -71,11 +70,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     s.set_defaults(func=run_serve)
 
     c = dsub.add_parser("connect", help="play games against a DXP engine listening at HOST",
-                        description="Play as the DXP initiator against another engine (the follower), "
-                                    "alternating colours; print each result and the final score.")
+                        description="Play as the DXP initiator against another engine (the follower) with "
+                                    "the match runner: each opening in a colour-reversed pair, one "
+                                    "connection; print each result and the final score.")
     c.add_argument("host", metavar="HOST")
     c.add_argument("--port", type=port_number, default=DXP_PORT, help="port (default: %(default)s)")
-    c.add_argument("--games", type=positive_int, default=2, metavar="N", help="games (default: %(default)s)")
+    c.add_argument("--games", type=positive_int, default=2, metavar="N",
+                   help="games, in colour-reversed pairs (an odd N plays one more) (default: %(default)s)")
     t = c.add_mutually_exclusive_group()
     t.add_argument("--minutes", type=_minutes, metavar="M",
                    help="thinking time per side and game, sent in GAMEREQ (default: 5)")
@@ -84,8 +85,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     c.add_argument("--openings", metavar="FILE",
                    help="start positions, one FEN a line; each is played with both colours")
     c.add_argument("--max-plies", type=positive_int, default=400, metavar="N",
-                   help="stop a game unfinished after N plies (default: %(default)s)")
+                   help="a draw after N plies (default: %(default)s)")
     c.add_argument("--pdn", metavar="OUT.pdn", help="write the games to this PDN file")
+    c.add_argument("--out", metavar="DIR", help="keep the match runner's directory (events, report) here")
     _engine_arguments(c)
     c.set_defaults(func=run_connect)
     p.set_defaults(func=lambda args: _usage(p))
@@ -139,30 +141,44 @@ def read_openings(path: str) -> list[str]:
 
 
 def run_connect(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    from protocol.dxp_match import GameRecord, play_dxp_games
+    """Our engine against a DXP follower, played by the match runner (``samuel match``) over one
+    connection: each opening twice, colours reversed; each result and the score printed."""
+    import tempfile
+
+    from engine.pdn import read_games
+    from samuel.cli import main as samuel_main
 
     stream = out if out is not None else sys.stdout
     _logging(args.log_level)
     openings = read_openings(args.openings) if args.openings else [START_FEN]
-    if args.movetime is not None:
-        minutes, limit = 0, Limit(movetime=args.movetime)
-    else:
-        minutes, limit = (5 if args.minutes is None else args.minutes), None
-
-    def on_game(rec: GameRecord) -> None:
-        side = "black" if rec.our_color == 0 else "white"
-        print(f"game {rec.number}: samuel ({side}) vs {rec.opponent}: {rec.result} "
-              f"({rec.termination or 'unfinished'}, {len(rec.moves)} plies)", file=stream, flush=True)
-
-    records = asyncio.run(play_dxp_games(
-        args.host, args.port, games=args.games, openings=openings, defaults=_defaults(args),
-        limit=limit, minutes=minutes, frame=args.frame, max_plies=args.max_plies, on_game=on_game,
-    ))
-    ours = sum(r.our_score or 0.0 for r in records)
-    finished = sum(1 for r in records if r.our_score is not None)
-    opponent = records[0].opponent if records else args.host
-    print(f"score: samuel {ours:g} - {finished - ours:g} {opponent} ({len(records)} games)",
+    pairs = (args.games + 1) // 2  # games come in colour-reversed pairs
+    minutes = 5 if args.minutes is None else args.minutes
+    tc = f"st={args.movetime}" if args.movetime is not None else f"tc={60 * minutes}"
+    opponent = f"{args.host}:{args.port}"
+    with tempfile.TemporaryDirectory(prefix="samuel-dxp-") as tmp:
+        deck = Path(tmp) / "openings.fen"
+        deck.write_text("".join(openings[i % len(openings)] + "\n" for i in range(pairs)), encoding="utf-8")
+        match_dir = Path(args.out) if args.out else Path(tmp) / "match"
+        ours = ["name=samuel", f"eval={args.evaluator}", f"mode={args.mode}", f"hash={args.hash}",
+                f"backend={args.backend}"]
+        theirs = [f"name={opponent}", "proto=dxp", f"tcp={opponent}", f"frame={args.frame}"]
+        code = samuel_main(["match", "--engine", *ours, "--engine", *theirs, "--openings", str(deck),
+                            "--tc", tc, "--maxmoves", str((args.max_plies + 1) // 2), "--out", str(match_dir),
+                            "--event", "samuel dxp connect", "--no-live"])
+        games_file = match_dir / "games.pdn"
+        if code != 0 or not games_file.is_file():
+            return code or 1
+        text = games_file.read_text(encoding="utf-8")
+    games = read_games(text)
+    ours_total = 0.0
+    for number, game in enumerate(games, start=1):
+        side = "black" if game.tags.get("Black") == "samuel" else "white"
+        score = {"1-0": 1.0, "0-1": 0.0}.get(game.result, 0.5)
+        ours_total += score if side == "black" else 1.0 - score
+        print(f"game {number}: samuel ({side}) vs {opponent}: {game.result} "
+              f"({game.tags.get('Termination', '')}, {game.ply_count} plies)", file=stream, flush=True)
+    print(f"score: samuel {ours_total:g} - {len(games) - ours_total:g} {opponent} ({len(games)} games)",
           file=stream, flush=True)
     if args.pdn:
-        Path(args.pdn).write_text("\n".join(r.pdn() for r in records), encoding="utf-8")
+        Path(args.pdn).write_text(text, encoding="utf-8")
     return 0
