@@ -1,6 +1,6 @@
 """Executors: where games are played.  The local pool here; Ray in ``matches.ray_executor``.
 
-An executor takes a GameSpec and returns its GameRecord.  Engine faults are
+An executor takes a GameSpec and returns its MatchGame.  Engine faults are
 results (the referee scores them); only a failure of the executor itself
 (a lost worker after all retries, say) raises ``ExecutorError``.
 """
@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from engine.types import BLACK, WHITE
 from matches.engines import EngineSpec, make_player
 from matches.player import Player, PlayerFault
-from matches.record import GameRecord, GameSpec
+from matches.record import GameSpec, MatchGame
 from matches.referee import GameRules, forfeit, play_game
 
 log = logging.getLogger(__name__)
@@ -33,7 +33,7 @@ class Executor(abc.ABC):
         """Get ready (start a cluster, say)."""
 
     @abc.abstractmethod
-    async def play(self, spec: GameSpec) -> GameRecord:
+    async def play(self, spec: GameSpec) -> MatchGame:
         """Play one game; cancelling the call kills the game's engines."""
 
     async def close(self) -> None:  # noqa: B027 - optional
@@ -51,7 +51,7 @@ async def _start_player(engine: EngineSpec, rules: GameRules) -> Player:
 
 
 async def play_with_fresh_engines(spec: GameSpec, engines: Mapping[str, EngineSpec],
-                                  rules: GameRules) -> GameRecord:
+                                  rules: GameRules) -> MatchGame:
     """One game with engines started for it and killed after it (what a remote worker runs)."""
     players: dict[str, Player] = {}
     try:
@@ -111,7 +111,7 @@ class LocalPool(Executor):
         slot.players[name] = p
         return p
 
-    async def play(self, spec: GameSpec) -> GameRecord:
+    async def play(self, spec: GameSpec) -> MatchGame:
         slot = await self._slots.get()
         try:
             players: dict[str, Player] = {}

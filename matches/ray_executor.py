@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from matches.executor import Executor, ExecutorError
-from matches.record import GameRecord, GameSpec
+from matches.record import GameSpec, MatchGame
 from matches.referee import GameRules
 
 if TYPE_CHECKING:
@@ -185,7 +185,7 @@ class RayExecutor(Executor):
         self._slots = asyncio.Semaphore(self.concurrency)
         self._ray = ray
 
-    async def play(self, spec: GameSpec) -> GameRecord:
+    async def play(self, spec: GameSpec) -> MatchGame:
         if self._ray is None or self._slots is None:
             raise ExecutorError("the Ray executor is not started (await executor.start() first)")
         if spec.game_id in self._running:
@@ -235,7 +235,7 @@ class RayExecutor(Executor):
             # Killing the worker's process group can kill the engines first; the worker then
             # returns the game as an engine crash before it dies itself.  That is no result.
             raise ExecutorError(f"game {spec.game_id} was cancelled in Ray")
-        record = GameRecord.from_dict(result)
+        record = MatchGame.from_dict(result)
         if record.game_id != spec.game_id:
             raise ExecutorError(f"game {spec.game_id}: the worker returned game {record.game_id}")
         return record

@@ -1,4 +1,4 @@
-"""What one game is (GameSpec) and how it went (GameRecord): the unit every part shares.
+"""What one game is (GameSpec) and how it went (MatchGame): the unit every part shares.
 
 A game's id is stable across runs (round, pairing, opening, colour), so a
 resumed or retried tournament can tell a finished game from one still to play.
@@ -84,8 +84,10 @@ class SideReport:
 
 
 @dataclass
-class GameRecord:
-    """How a game went: result, why, the moves as PDN, and each side's report."""
+class MatchGame:
+    """How a game of a match went: its spec, result and why, the moves as PDN, each side's report
+    and the time it took (the game itself is ``engine.game.GameRecord``'s kind; this adds the match's
+    bookkeeping)."""
 
     spec: GameSpec
     result: str
@@ -130,7 +132,7 @@ class GameRecord:
         }
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> GameRecord:
+    def from_dict(cls, d: dict[str, Any]) -> MatchGame:
         return cls(
             spec=GameSpec.from_dict(d["spec"]),
             result=d["result"],

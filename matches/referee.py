@@ -21,7 +21,7 @@ from engine.fen import START_FEN
 from engine.pdn import write_game
 from engine.types import BLACK, WHITE, Color
 from matches.player import Player, PlayerFault
-from matches.record import Ending, GameRecord, GameSpec, SideReport
+from matches.record import Ending, GameSpec, MatchGame, SideReport
 from matches.timecontrol import Clock, TimeControl
 
 RULE_ENDINGS = {
@@ -208,7 +208,7 @@ class _Adjudicator:
 
 
 async def play_game(spec: GameSpec, black: Player, white: Player, rules: GameRules,
-                    on_move: Callable[[GameSpec, int], None] | None = None) -> GameRecord:
+                    on_move: Callable[[GameSpec, int], None] | None = None) -> MatchGame:
     """Play ``spec`` between two started players; engine faults are results, never exceptions.
 
     ``on_move(spec, plies)`` hears of every move (for a live view).
@@ -299,7 +299,7 @@ async def play_game(spec: GameSpec, black: Player, white: Player, rules: GameRul
             except PlayerFault as exc:  # the game is scored; the pool restarts this engine
                 sides[p.name].fault = sides[p.name].fault or exc.ending.value
     pdn = game_pdn(spec, board, rules, result, reason)
-    return GameRecord(spec=spec, result=result, ending=ending, reason=reason,
+    return MatchGame(spec=spec, result=result, ending=ending, reason=reason,
                       plies=len(board.move_stack) - opening_plies, pdn=pdn,
                       seconds=time.monotonic() - started, sides=sides)
 
@@ -323,7 +323,7 @@ def game_pdn(spec: GameSpec, board: Board, rules: GameRules, result: str, reason
     return write_game(board, tags, result=result)
 
 
-def forfeit(spec: GameSpec, rules: GameRules, colour: Color, exc: PlayerFault) -> GameRecord:
+def forfeit(spec: GameSpec, rules: GameRules, colour: Color, exc: PlayerFault) -> MatchGame:
     """The game lost by ``colour`` before a move was played (its engine would not start)."""
     board = opening_board(spec)
     who = spec.black if colour == BLACK else spec.white
@@ -331,5 +331,5 @@ def forfeit(spec: GameSpec, rules: GameRules, colour: Color, exc: PlayerFault) -
     sides[who].fault = exc.ending.value
     reason = f"{_colour_name(colour)} ({who}) {exc.ending.value}: {exc}"
     result = _loss_for(colour)
-    return GameRecord(spec=spec, result=result, ending=exc.ending, reason=reason, plies=0,
+    return MatchGame(spec=spec, result=result, ending=exc.ending, reason=reason, plies=0,
                       pdn=game_pdn(spec, board, rules, result, reason), seconds=0.0, sides=sides)

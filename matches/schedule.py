@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from matches.openings import Opening
-from matches.record import GameRecord, GameSpec
+from matches.record import GameSpec, MatchGame
 
 FORMATS = ("match", "round-robin", "gauntlet", "swiss")
 
@@ -66,7 +66,7 @@ def fixed_schedule(pairings: Sequence[Pairing], openings: Sequence[Opening],
     return numbered(specs)
 
 
-def swiss_points(records: Iterable[GameRecord], names: Sequence[str]) -> dict[str, float]:
+def swiss_points(records: Iterable[MatchGame], names: Sequence[str]) -> dict[str, float]:
     points = dict.fromkeys(names, 0.0)
     for r in records:
         for name in (r.spec.black, r.spec.white):
@@ -109,7 +109,7 @@ def swiss_pairings(names: Sequence[str], points: Mapping[str, float],
 
 
 def swiss_round(names: Sequence[str], round_no: int, openings: Sequence[Opening],
-                previous: Sequence[GameRecord],
+                previous: Sequence[MatchGame],
                 openings_per_round: int = 1) -> tuple[list[GameSpec], str | None]:
     """The games of Swiss round ``round_no``, paired on the results of the rounds before it.
 
@@ -131,7 +131,7 @@ def swiss_round(names: Sequence[str], round_no: int, openings: Sequence[Opening]
     return numbered(specs, start=games_before * per_round + 1), bye
 
 
-def swiss_bye(names: Sequence[str], round_no: int, records: Sequence[GameRecord]) -> str | None:
+def swiss_bye(names: Sequence[str], round_no: int, records: Sequence[MatchGame]) -> str | None:
     """Who sat out round ``round_no``: the odd player not in any of its games."""
     if len(names) % 2 == 0:
         return None

@@ -33,7 +33,7 @@ from matches.ratings import (
     sprt_status,
     trinomial,
 )
-from matches.record import Ending, GameRecord
+from matches.record import Ending, MatchGame
 from matches.store import finished_records, tournament_config
 
 Pentanomial = tuple[int, int, int, int, int]
@@ -162,15 +162,15 @@ _FAULT_FIELDS = {
 }
 
 
-def _players(record: GameRecord) -> tuple[str, str]:
+def _players(record: MatchGame) -> tuple[str, str]:
     return record.spec.black, record.spec.white
 
 
-def _black_score(record: GameRecord) -> float:
+def _black_score(record: MatchGame) -> float:
     return 0.5 if record.result == "1/2-1/2" else (1.0 if record.result == "1-0" else 0.0)
 
 
-def _fault_and_forfeit(record: GameRecord, name: str) -> tuple[str, bool]:
+def _fault_and_forfeit(record: MatchGame, name: str) -> tuple[str, bool]:
     """The fault kind (or "") and whether ``name`` lost on time in ``record``.
 
     From the record's side report when there is one; a record without side
@@ -189,11 +189,11 @@ def _fault_and_forfeit(record: GameRecord, name: str) -> tuple[str, bool]:
     return "", record.ending is Ending.TIME_FORFEIT
 
 
-def complete_pairs(records: Iterable[GameRecord]) -> list[tuple[GameRecord, GameRecord]]:
+def complete_pairs(records: Iterable[MatchGame]) -> list[tuple[MatchGame, MatchGame]]:
     """The colour-reversed pairs both of whose games are finished, in the order they completed."""
-    first_game: dict[str, GameRecord] = {}
+    first_game: dict[str, MatchGame] = {}
     done: set[str] = set()
-    pairs: list[tuple[GameRecord, GameRecord]] = []
+    pairs: list[tuple[MatchGame, MatchGame]] = []
     for record in records:
         pid = record.spec.pair_id
         if pid in done:
@@ -207,12 +207,12 @@ def complete_pairs(records: Iterable[GameRecord]) -> list[tuple[GameRecord, Game
     return pairs
 
 
-def pair_bucket(pair: tuple[GameRecord, GameRecord], name: str) -> int:
+def pair_bucket(pair: tuple[MatchGame, MatchGame], name: str) -> int:
     """0..4: the pentanomial bucket of ``pair`` from ``name``'s side (its points in the pair, doubled)."""
     return round(2 * (pair[0].score_for(name) + pair[1].score_for(name)))
 
 
-def _pentanomial_of(pairs: Iterable[tuple[GameRecord, GameRecord]], name: str) -> Pentanomial:
+def _pentanomial_of(pairs: Iterable[tuple[MatchGame, MatchGame]], name: str) -> Pentanomial:
     counts = [0, 0, 0, 0, 0]
     for pair in pairs:
         counts[pair_bucket(pair, name)] += 1
@@ -227,7 +227,7 @@ def _estimate(penta: Pentanomial, losses: int, draws: int, wins: int) -> EloEsti
     return None
 
 
-def _sprt(config: SprtConfig, penta: Pentanomial, games: Sequence[GameRecord] = (),
+def _sprt(config: SprtConfig, penta: Pentanomial, games: Sequence[MatchGame] = (),
           name: str = "") -> SprtStatus:
     """Pair counts where the model takes them; cutechess's BayesElo model needs game counts."""
     if config.model == "bayeselo":
@@ -237,7 +237,7 @@ def _sprt(config: SprtConfig, penta: Pentanomial, games: Sequence[GameRecord] = 
     return sprt_status(config, pentanomial=list(penta))
 
 
-def _ordered(engines: Sequence[str], records: Sequence[GameRecord]) -> list[str]:
+def _ordered(engines: Sequence[str], records: Sequence[MatchGame]) -> list[str]:
     """The engines as listed, then any a record names that the list lacks."""
     names = list(dict.fromkeys(engines))
     seen = set(names)
@@ -250,7 +250,7 @@ def _ordered(engines: Sequence[str], records: Sequence[GameRecord]) -> list[str]
 
 
 def compute_standings(
-    records: Sequence[GameRecord],
+    records: Sequence[MatchGame],
     engines: Sequence[str],
     *,
     sprt: SprtConfig | None = None,
@@ -267,7 +267,7 @@ def compute_standings(
     names = _ordered(engines, records)
     tally = {name: _Tally() for name in names}
     endings = Counter(record.ending.value for record in records)
-    head_to_head: dict[frozenset[str], list[GameRecord]] = {}
+    head_to_head: dict[frozenset[str], list[MatchGame]] = {}
     for record in records:
         black, white = _players(record)
         tally[black].add(_black_score(record), as_black=True)
@@ -361,7 +361,7 @@ def compute_standings(
     )
 
 
-def llr_history(records: Sequence[GameRecord], engines: Sequence[str],
+def llr_history(records: Sequence[MatchGame], engines: Sequence[str],
                 sprt: SprtConfig) -> list[tuple[int, float]]:
     """(games so far, LLR) after each finished game of ``engines[0]`` against ``engines[1]``.
 
@@ -373,7 +373,7 @@ def llr_history(records: Sequence[GameRecord], engines: Sequence[str],
     key = {engines[0], engines[1]}
     ours = [r for r in records if set(_players(r)) == key]
     counts = [0, 0, 0, 0, 0]
-    pending: dict[str, GameRecord] = {}
+    pending: dict[str, MatchGame] = {}
     closed: set[str] = set()
     llr = _sprt(sprt, NO_PAIRS, [], engines[0]).llr
     history: list[tuple[int, float]] = []
@@ -433,7 +433,7 @@ def engine_names(config: dict[str, Any]) -> list[str]:
 
 
 def standings_from_events(events: Sequence[dict[str, Any]], *, bootstrap: int = 200,
-                          seed: int = 0) -> tuple[Standings, dict[str, Any], list[GameRecord]]:
+                          seed: int = 0) -> tuple[Standings, dict[str, Any], list[MatchGame]]:
     """The standings of a stored tournament (its event log), with its config and finished games."""
     config = tournament_config(events)
     records = finished_records(events)

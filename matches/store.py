@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import SamuelError
-from matches.record import GameRecord
+from matches.record import MatchGame
 
 EVENTS = "events.jsonl"
 GAMES = "games.pdn"
@@ -62,14 +62,14 @@ def read_events(path: Path) -> list[dict[str, Any]]:
     return events
 
 
-def finished_records(events: Iterable[dict[str, Any]]) -> list[GameRecord]:
+def finished_records(events: Iterable[dict[str, Any]]) -> list[MatchGame]:
     """The finished games, each once (the first record of a game id wins), in finishing order."""
     seen: set[str] = set()
-    out: list[GameRecord] = []
+    out: list[MatchGame] = []
     for e in events:
         if e.get("event") != "game_finished":
             continue
-        record = GameRecord.from_dict(e["record"])
+        record = MatchGame.from_dict(e["record"])
         if record.game_id in seen:
             continue
         seen.add(record.game_id)
@@ -111,7 +111,7 @@ class TournamentStore:
         return store
 
     @classmethod
-    def reopen(cls, directory: Path) -> tuple[TournamentStore, dict[str, Any], list[GameRecord]]:
+    def reopen(cls, directory: Path) -> tuple[TournamentStore, dict[str, Any], list[MatchGame]]:
         """An interrupted tournament: its store, its config and the games it finished."""
         store = cls(directory)
         events = read_events(events_path(directory))
@@ -129,7 +129,7 @@ class TournamentStore:
         if self.tee is not None:
             self.tee(line)
 
-    def finished(self, record: GameRecord) -> None:
+    def finished(self, record: MatchGame) -> None:
         """Log the game (that is what makes it count), then add it to the PDN."""
         self.append({"event": "game_finished", "record": record.to_dict()})
         with open(self.games, "a", encoding="utf-8") as fh:
@@ -137,7 +137,7 @@ class TournamentStore:
             fh.flush()
             os.fsync(fh.fileno())
 
-    def rewrite_games(self, records: Iterable[GameRecord]) -> None:
+    def rewrite_games(self, records: Iterable[MatchGame]) -> None:
         tmp = self.games.with_suffix(".pdn.tmp")
         tmp.write_text("".join(r.pdn + "\n" for r in records), encoding="utf-8")
         os.replace(tmp, self.games)

@@ -20,7 +20,7 @@ from matches.engines import EngineSpec
 from matches.executor import Executor, ExecutorError, LocalPool
 from matches.openings import Opening, load_openings
 from matches.ratings import SprtConfig, SprtStatus
-from matches.record import GameRecord, GameSpec
+from matches.record import GameSpec, MatchGame
 from matches.referee import GameRules
 from matches.schedule import FORMATS, fixed_schedule, gauntlet, round_robin, swiss_round
 from matches.standings import Standings, compute_standings
@@ -137,7 +137,7 @@ class Running:
 class Progress:
     """What an observer is told after every change."""
 
-    records: list[GameRecord]
+    records: list[MatchGame]
     running: list[Running]
     total: int | None
     elapsed: float
@@ -157,12 +157,12 @@ def make_executor(config: TournamentConfig, on_move: Callable[[GameSpec, int], N
 
 class Tournament:
     def __init__(self, config: TournamentConfig, store: TournamentStore,
-                 done: Sequence[GameRecord] = (), *,
+                 done: Sequence[MatchGame] = (), *,
                  on_progress: Callable[[Progress], None] | None = None,
                  executor: Executor | None = None) -> None:
         self.config = config
         self.store = store
-        self.records: list[GameRecord] = list(done)
+        self.records: list[MatchGame] = list(done)
         self._done_ids = {r.game_id for r in self.records}
         self.on_progress = on_progress
         self.running: dict[str, Running] = {}
@@ -251,7 +251,7 @@ class Tournament:
     async def _play(self, specs: Sequence[GameSpec]) -> None:
         queue = [s for s in specs if s.game_id not in self._done_ids]
         queue.reverse()  # pop() from the end takes them in order
-        tasks: dict[asyncio.Task[GameRecord], GameSpec] = {}
+        tasks: dict[asyncio.Task[MatchGame], GameSpec] = {}
         try:
             while (queue or tasks) and not self.stop_reason:
                 while queue and len(tasks) < self.config.concurrency:
@@ -289,7 +289,7 @@ class Tournament:
         self.store.append({"event": "error", "message": message})
         self._notify()
 
-    def _finished(self, record: GameRecord) -> None:
+    def _finished(self, record: MatchGame) -> None:
         if record.game_id in self._done_ids:  # a retried game that came back twice
             return
         self._done_ids.add(record.game_id)

@@ -29,7 +29,7 @@ from engine.pdn import read_game  # noqa: E402
 from matches.engines import EngineSpec  # noqa: E402
 from matches.executor import ExecutorError  # noqa: E402
 from matches.ray_executor import RayExecutor  # noqa: E402
-from matches.record import GameRecord, GameSpec  # noqa: E402
+from matches.record import GameSpec, MatchGame  # noqa: E402
 from matches.referee import GameRules  # noqa: E402
 from matches.timecontrol import TimeControl  # noqa: E402
 
@@ -119,7 +119,7 @@ def test_small_tournament_returns_every_game_once(cluster: RayExecutor) -> None:
     specs = [spec(f"r1-{i}-{c}", *(("mat", "s59") if c == 0 else ("s59", "mat")), opening=o, colour=c)
              for i, o in enumerate(OPENINGS[:3]) for c in (0, 1)]
 
-    async def run() -> list[GameRecord]:
+    async def run() -> list[MatchGame]:
         executor = RayExecutor(engines, rules, concurrency=2)
         await executor.start()
         try:
@@ -145,7 +145,7 @@ def test_killed_worker_is_retried_and_its_engine_dies(cluster: RayExecutor) -> N
     marker = f"fake-{uuid.uuid4().hex[:12]}"
     engines = {marker: fake_hub(marker, 0.2), "mat": inproc("mat", "material")}
 
-    async def run() -> tuple[GameRecord, int]:
+    async def run() -> tuple[MatchGame, int]:
         executor = RayExecutor(engines, slow_rules(marker, 16), concurrency=1)
         await executor.start()
         try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from matches.openings import Opening
-from matches.record import Ending, GameRecord, GameSpec
+from matches.record import Ending, GameSpec, MatchGame
 from matches.schedule import (
     Pairing,
     fixed_schedule,
@@ -45,9 +45,9 @@ def test_every_opening_is_a_colour_reversed_pair_with_stable_ids() -> None:
     assert fixed_schedule(round_robin(["a", "b", "c"]), openings(4), rounds=2) == specs
 
 
-def _finish(spec: GameSpec, winner: str | None) -> GameRecord:
+def _finish(spec: GameSpec, winner: str | None) -> MatchGame:
     result = "1/2-1/2" if winner is None else ("1-0" if winner == spec.black else "0-1")
-    return GameRecord(spec=spec, result=result, ending=Ending.NO_MOVES, reason="", plies=1, pdn="",
+    return MatchGame(spec=spec, result=result, ending=Ending.NO_MOVES, reason="", plies=1, pdn="",
                       seconds=0.0)
 
 

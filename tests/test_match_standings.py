@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from matches.ratings import GameResult, SprtConfig, pentanomial, rating_list, sprt_status, trinomial
-from matches.record import Ending, GameRecord, GameSpec, SideReport
+from matches.record import Ending, GameSpec, MatchGame, SideReport
 from matches.standings import (
     complete_pairs,
     compute_standings,
@@ -32,7 +32,7 @@ RESULT = {"W": "1-0", "L": "0-1", "D": "1/2-1/2"}
 
 
 def game(black: str, white: str, outcome: str, *, pair_id: str = "p", colour: int = 0, number: int = 0,
-         ending: Ending | None = None, sides: dict[str, SideReport] | None = None) -> GameRecord:
+         ending: Ending | None = None, sides: dict[str, SideReport] | None = None) -> MatchGame:
     """One finished game; ``outcome`` is W, D or L for Black."""
     result = RESULT[outcome]
     if ending is None:
@@ -43,29 +43,29 @@ def game(black: str, white: str, outcome: str, *, pair_id: str = "p", colour: in
     pdn = f'[Event "test"]\n[Black "{black}"]\n[White "{white}"]\n[Result "{result}"]\n\n{result}\n'
     if sides is None:
         sides = {black: SideReport(moves=20), white: SideReport(moves=20)}
-    return GameRecord(spec=spec, result=result, ending=ending, reason="test", plies=40, pdn=pdn, seconds=1.0,
+    return MatchGame(spec=spec, result=result, ending=ending, reason="test", plies=40, pdn=pdn, seconds=1.0,
                       sides=sides)
 
 
-def pair(first: str, second: str, outcomes: str, pair_id: str) -> list[GameRecord]:
+def pair(first: str, second: str, outcomes: str, pair_id: str) -> list[MatchGame]:
     """A colour-reversed pair; ``outcomes``: two letters from ``first``'s side, with Black then with White."""
     flip = {"W": "L", "L": "W", "D": "D"}
     return [game(first, second, outcomes[0], pair_id=pair_id, colour=0),
             game(second, first, flip[outcomes[1]], pair_id=pair_id, colour=1)]
 
 
-def match(first: str, second: str, pairs: Sequence[str], prefix: str = "") -> list[GameRecord]:
+def match(first: str, second: str, pairs: Sequence[str], prefix: str = "") -> list[MatchGame]:
     """Pairs in a row, each given as two letters from ``first``'s side."""
-    out: list[GameRecord] = []
+    out: list[MatchGame] = []
     for i, outcomes in enumerate(pairs):
         out += pair(first, second, outcomes, f"{prefix}{first}-{second}-{i}")
     return out
 
 
-def random_tournament(names: Sequence[str], pairs_per_pairing: int, seed: int = 1) -> list[GameRecord]:
+def random_tournament(names: Sequence[str], pairs_per_pairing: int, seed: int = 1) -> list[MatchGame]:
     rng = random.Random(seed)
     strength = {n: i for i, n in enumerate(reversed(names))}
-    records: list[GameRecord] = []
+    records: list[MatchGame] = []
     for i, a in enumerate(names):
         for b in names[i + 1:]:
             for k in range(pairs_per_pairing):
@@ -77,7 +77,7 @@ def random_tournament(names: Sequence[str], pairs_per_pairing: int, seed: int = 
     return records
 
 
-def events_for(records: Sequence[GameRecord], engines: Sequence[str], *, sprt: dict[str, Any] | None = None,
+def events_for(records: Sequence[MatchGame], engines: Sequence[str], *, sprt: dict[str, Any] | None = None,
                total: int | None = None, seconds_per_game: float = 6.0,
                finished: bool = True) -> list[dict[str, Any]]:
     """The event log a tournament that played ``records`` would have written."""

@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from matches.record import Ending, GameRecord, GameSpec, SideReport
+from matches.record import Ending, GameSpec, MatchGame, SideReport
 from matches.store import StoreError, TournamentStore, finished_records, read_events
 
 PDN = '[Event "t"]\n[Result "1-0"]\n1. 9-13 1-0\n'
 
 
-def record(game_id: str, result: str = "1-0") -> GameRecord:
+def record(game_id: str, result: str = "1-0") -> MatchGame:
     spec = GameSpec(game_id=game_id, round=1, pair_id=game_id[:-3], colour=0, black="a", white="b",
                     opening_index=0, opening_label="o", fen="B:W21:B1")
-    return GameRecord(spec=spec, result=result, ending=Ending.CRASH, reason="why", plies=3, pdn=PDN,
+    return MatchGame(spec=spec, result=result, ending=Ending.CRASH, reason="why", plies=3, pdn=PDN,
                       seconds=1.5, sides={"a": SideReport(moves=2), "b": SideReport(fault="crash")})
 
 

@@ -25,6 +25,7 @@ from typing import Any
 from engine import core
 from engine.board import Board
 from engine.evaluators import Evaluator
+from engine.game import play_game
 from engine.learners import samuel_terms
 from engine.learners.generalize_state import (
     ACTIVE_TERMS,
@@ -37,6 +38,7 @@ from engine.learners.generalize_state import (
 )
 from engine.limits import Limit
 from engine.move import Move
+from engine.runner import move_to_play
 from engine.search import Mode, Searcher
 from engine.types import BLACK, WHITE, Color
 
@@ -263,7 +265,9 @@ class Alpha:
 
 
 @dataclass(frozen=True)
-class GameRecord:
+class LearningGame:
+    """One game of Alpha against Beta (played by ``engine.game.play_game``) and what Alpha learned."""
+
     game: int
     """1-based."""
     alpha_color: str
@@ -292,7 +296,7 @@ class GameRecord:
                 "coefficients": dict(self.coefficients), "correlations": dict(self.correlations)}
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> GameRecord:
+    def from_dict(cls, d: Mapping[str, Any]) -> LearningGame:
         return cls(int(d["game"]), str(d["alpha_color"]), str(d["opening"]), int(d["result"]),
                    str(d["termination"]), int(d["plies"]), tuple(d["moves"]), bool(d["adopted"]),
                    d["penalized"], int(d["corrections"]), tuple((a, b) for a, b in d["replaced"]),
@@ -343,7 +347,7 @@ class SelfPlay:
     rng: random.Random = field(default_factory=random.Random)
     openings: list[str] = field(default_factory=list)
     """The rest of the current cycle of first moves."""
-    history: list[GameRecord] = field(default_factory=list)
+    history: list[LearningGame] = field(default_factory=list)
 
     @classmethod
     def start(cls, config: SelfPlayConfig) -> SelfPlay:
@@ -385,7 +389,7 @@ class SelfPlay:
             referee=Referee.from_dict(d["referee"]),
             rng=_rng_from(d["rng"]),
             openings=[str(o) for o in d["openings"]],
-            history=[GameRecord.from_dict(g) for g in d["history"]],
+            history=[LearningGame.from_dict(g) for g in d["history"]],
         )
 
     # ---- playing ----
@@ -397,7 +401,7 @@ class SelfPlay:
             self.openings = cycle
         return self.openings.pop(0)
 
-    def play_game(self, on_ply: Callable[[int, MoveLearning | None], None] | None = None) -> GameRecord:
+    def play_game(self, on_ply: Callable[[int, MoveLearning | None], None] | None = None) -> LearningGame:
         """Play one game Alpha against Beta, learn, referee; returns its record.
 
         Alpha takes White in odd-numbered games and Black in even ones ("Alpha was assigned Black and
@@ -417,37 +421,42 @@ class SelfPlay:
         board.push_pdn(opening)
         corrections = 0
         replaced: list[tuple[str, str]] = []
-        while True:
-            outcome = board.outcome()
-            if outcome is not None:
-                result = 0 if outcome.winner is None else (1 if outcome.winner == alpha_color else -1)
-                termination = outcome.termination.value
-                break
-            if board.ply >= cfg.game_plies:
-                mine, theirs = material(board.raw, alpha_color)
-                result = sign(mine - theirs)
-                termination = f"stopped after {cfg.game_plies} moves, judged on material"
-                break
-            if board.turn == alpha_color:
-                s_alpha.set_evaluator(alpha.evaluator())
-                s_alpha.new_game()  # the polynomial may have changed: no stale scores
-                found = s_alpha.search(board, limit)
-                learned = alpha.learn(board, found.info.score.value, found.info.pv)
-                corrections += learned.correction is not None and bool(learned.correction.terms)
-                if learned.replaced:
-                    replaced.append(learned.replaced)
-            else:
-                found = s_beta.search(board, limit)
-                learned = None
-            assert found.best is not None
-            board.push(found.best)
-            if on_ply is not None:
-                on_ply(board.ply, learned)
+        learned: list[MoveLearning | None] = [None]  # the last move's learning, for on_ply
+
+        def alpha_move(b: Board) -> Move:
+            nonlocal corrections
+            s_alpha.set_evaluator(alpha.evaluator())
+            s_alpha.new_game()  # the polynomial may have changed: no stale scores
+            found = s_alpha.search(b, limit)
+            learning = alpha.learn(b, found.info.score.value, found.info.pv)
+            corrections += learning.correction is not None and bool(learning.correction.terms)
+            if learning.replaced:
+                replaced.append(learning.replaced)
+            learned[0] = learning
+            return move_to_play(b, found)
+
+        def beta_move(b: Board) -> Move:
+            learned[0] = None
+            return move_to_play(b, s_beta.search(b, limit))
+
+        def judged_on_material(b: Board) -> tuple[str, str]:
+            mine, theirs = material(b.raw, alpha_color)
+            ahead = sign(mine - theirs)
+            winner = alpha_color if ahead > 0 else (BLACK if alpha_color == WHITE else WHITE)
+            text = "1/2-1/2" if ahead == 0 else ("1-0" if winner == BLACK else "0-1")
+            return text, f"stopped after {cfg.game_plies} moves, judged on material"
+
+        beta_color: Color = BLACK if alpha_color == WHITE else WHITE
+        game = play_game(board, {alpha_color: alpha_move, beta_color: beta_move},
+                         max_plies=cfg.game_plies - board.ply, at_cap=judged_on_material,
+                         on_move=(lambda b, _m: on_ply(b.ply, learned[0])) if on_ply is not None else None)
+        result = 0 if game.winner is None else (1 if game.winner == alpha_color else -1)
+        termination = game.termination
         adopt, penalize = self.referee.record(result)
         penalized = alpha.penalize() if penalize else None
         if adopt:
             self.beta = alpha.coefficients()
-        record = GameRecord(
+        record = LearningGame(
             game=number, alpha_color="black" if alpha_color == BLACK else "white", opening=opening,
             result=result, termination=termination, plies=board.ply,
             moves=tuple(m.long for m in board.move_stack), adopted=adopt, penalized=penalized,

@@ -28,15 +28,18 @@ from pathlib import Path
 from engine import core
 from engine.board import Board
 from engine.evaluators import DEFAULT, Evaluator
+from engine.game import GameRecord, play_game
 from engine.learners.rote_store import AgePolicy, MergeResult, Observation, RoteStore, StoreStats
 from engine.limits import Limit
+from engine.move import Move
+from engine.runner import move_to_play
 from engine.search import Mode, Searcher, SearchResult
 
 __all__ = [
     "AgePolicy",
-    "GameRecord",
     "MergeResult",
     "RoteMemory",
+    "SelfPlayGame",
     "StoreStats",
     "effective_ply",
     "self_play",
@@ -207,17 +210,24 @@ def shared_memory(path: str | Path, policy: AgePolicy | None = None, *, merge_ev
 
 
 @dataclass(frozen=True)
-class GameRecord:
-    """One self-play game: its moves, result and what the memory did with it."""
+class SelfPlayGame:
+    """One self-play game (``engine.game.GameRecord``) and what the memory did with it."""
 
     number: int
-    plies: int
-    result: str
+    game: GameRecord
     rote_hits: int
     """Leaves scored from the memory, over all the game's searches."""
     deepest: int
     """The largest effective ply of a root score in the game."""
     merge: MergeResult | None
+
+    @property
+    def plies(self) -> int:
+        return self.game.plies
+
+    @property
+    def result(self) -> str:
+        return self.game.result
 
 
 def self_play(
@@ -232,7 +242,7 @@ def self_play(
     seed: int | None = None,
     hash_mb: int = 16,
     on_move: Callable[[int, int], None] | None = None,
-) -> Iterator[GameRecord]:
+) -> Iterator[SelfPlayGame]:
     """Play ``games`` games of the engine against itself, saving every searched position.
 
     The first ``opening_plies`` plies are random (so the games differ), the rest are
@@ -241,23 +251,25 @@ def self_play(
     """
     rng = random.Random(seed)
     searcher = Searcher(evaluator, mode=mode, hash_mb=hash_mb, rote=memory)
+    limit = Limit(depth=depth)
     for number in range(1, games + 1):
-        board = Board()
         searcher.new_game()
         hits = deepest = 0
-        while not board.is_game_over() and board.ply < max_plies:
+
+        def choose(board: Board) -> Move:
+            nonlocal hits, deepest
             if board.ply < opening_plies:
-                board.push(rng.choice(board.legal_moves))
-            else:
-                result = searcher.search(board, Limit(depth=depth))
-                memory.record_search(board, result)
-                hits += result.info.rote_hits
-                deepest = max(deepest, effective_ply(result))
-                assert result.best is not None
-                board.push(result.best)
+                return rng.choice(board.legal_moves)
+            result = searcher.search(board, limit)
+            memory.record_search(board, result)
+            hits += result.info.rote_hits
+            deepest = max(deepest, effective_ply(result))
+            return move_to_play(board, result)
+
+        def moved(board: Board, _move: Move, number: int = number) -> None:
             if on_move:
                 on_move(number, board.ply)
-        outcome = board.outcome()
-        text = outcome.result() if outcome else "*"
-        merged = memory.merge()
-        yield GameRecord(number, board.ply, text, hits, deepest, merged)
+
+        game = play_game(Board(), choose, max_plies=max_plies,
+                         at_cap=lambda _b: ("*", f"stopped after {max_plies} plies"), on_move=moved)
+        yield SelfPlayGame(number, game, hits, deepest, memory.merge())

@@ -21,7 +21,7 @@ from typing import Any
 
 from engine import evaluators
 from engine.errors import OptionError
-from engine.learners.generalize import GAME_PLIES, GameRecord, MoveLearning, SelfPlay, SelfPlayConfig
+from engine.learners.generalize import GAME_PLIES, LearningGame, MoveLearning, SelfPlay, SelfPlayConfig
 from engine.learners.generalize_state import exponent
 from samuel.progress import progress as make_progress
 
@@ -138,7 +138,7 @@ def plot_figure4(run: SelfPlay, path: Path, top: int = 8, most: int = 12) -> Non
     os.replace(tmp, path)
 
 
-def _tally(history: list[GameRecord]) -> str:
+def _tally(history: list[LearningGame]) -> str:
     w = sum(1 for g in history if g.result > 0)
     lo = sum(1 for g in history if g.result < 0)
     return f"Alpha +{w} ={len(history) - w - lo} -{lo}"

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from engine.errors import SamuelError
 
 if TYPE_CHECKING:
-    from matches.record import GameRecord
+    from matches.record import MatchGame
     from matches.standings import Standings
 
 
@@ -49,7 +49,7 @@ def _fit_options(p: argparse.ArgumentParser) -> None:
 
 
 def load(source: Path, *, bootstrap: int = 200,
-         seed: int = 0) -> tuple[Standings, dict[str, Any], list[GameRecord], Path]:
+         seed: int = 0) -> tuple[Standings, dict[str, Any], list[MatchGame], Path]:
     """The standings, config and finished games of the tournament at ``source``, and its event log."""
     # Here, not at the top: matches and numpy are only needed to run the command, not to build the parser.
     from matches.standings import standings_from_events
