@@ -23,7 +23,8 @@ def test_random_games_end_by_the_rules_or_the_cap() -> None:
         if outcome is not None:
             assert (game.result, game.termination) == (outcome.result(), outcome.termination.value)
         else:
-            assert game.plies == 120 and (game.result, game.termination) == ("1/2-1/2", "move cap (120 plies)")
+            assert game.plies == 120
+            assert (game.result, game.termination) == ("1/2-1/2", "move cap (120 plies)")
         seen.add(game.termination)
         (parsed,) = read_games(game.pdn({"Event": "test"}))
         assert parsed.result == game.result and parsed.ply_count == game.plies
