@@ -47,7 +47,7 @@ from emu704.cpu import MEMORY_SIZES, Machine, StopReason
 from emu704.isa import OPCODES, SHIFT_COUNT_MASK, Timing, b760_table, type_a_table, type_b_table
 
 try:
-    from emu704 import _fast  # type: ignore[attr-defined]
+    from emu704 import _fast
 except ImportError as exc:  # pragma: no cover - exercised only without the build
     _fast = None
     _IMPORT_ERROR: ImportError | None = exc
@@ -271,7 +271,7 @@ class FastMachine(Machine):
     def mem(self, words: Iterable[int]) -> None:
         self._core[:] = list(words)
 
-    @property  # type: ignore[override]
+    @property
     def xr(self) -> Any:
         """Index registers: xr[1], xr[2], xr[4] (a view of the C array of 8)."""
         return self._cpu.xr

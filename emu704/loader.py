@@ -232,7 +232,7 @@ def load_card(machine: LoadCardMachine | SteppingMachine) -> None:
     if hasattr(machine, "select_device") and hasattr(machine, "copy_word"):
         boot = machine  # type: ignore[assignment]
     else:
-        boot = _SteppedBoot(machine)  # type: ignore[arg-type]
+        boot = _SteppedBoot(machine)
     boot.select_device(READER_ADDRESS, False)
     for address in (0, 1):
         status = boot.copy_word(address)

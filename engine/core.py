@@ -11,6 +11,7 @@ import itertools
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from engine._core import ffi, lib
 from engine.types import Color, Square, SquareSet
@@ -60,23 +61,23 @@ class RawMove:
     crowns: bool
 
 
-def _new_pos(raw: RawPosition) -> object:
+def _new_pos(raw: RawPosition) -> Any:  # a cffi ckr_pos *
     pos = ffi.new("ckr_pos *")
     if lib.ckr_pos_set(pos, raw.black_men, raw.black_kings, raw.white_men, raw.white_kings, raw.turn) != 0:
         raise ValueError("a square holds more than one piece")
     return pos
 
 
-def _raw_move(m: object) -> RawMove:
+def _raw_move(m: Any) -> RawMove:  # a cffi ckr_move
     frm = getattr(m, "from")
-    if m.ncaps == 0:  # type: ignore[attr-defined]
-        path = (_BIT_TO_SQUARE[frm], _BIT_TO_SQUARE[m.to])  # type: ignore[attr-defined]
+    if m.ncaps == 0:
+        path = (_BIT_TO_SQUARE[frm], _BIT_TO_SQUARE[m.to])
         caps: tuple[int, ...] = ()
     else:
-        bits = [frm] + [m.path[i] for i in range(m.ncaps)]  # type: ignore[attr-defined]
+        bits = [frm] + [m.path[i] for i in range(m.ncaps)]
         path = tuple(_BIT_TO_SQUARE[b] for b in bits)
         caps = tuple(_BIT_TO_SQUARE[(a + b) // 2] for a, b in itertools.pairwise(bits))
-    return RawMove(path, caps, bool(m.flags & lib.CKR_MOVE_CROWN))  # type: ignore[attr-defined]
+    return RawMove(path, caps, bool(m.flags & lib.CKR_MOVE_CROWN))
 
 
 def legal_moves(raw: RawPosition) -> list[RawMove]:
@@ -98,10 +99,10 @@ def apply_move(raw: RawPosition, index: int) -> tuple[RawPosition, int]:
     return _read_pos(pos), pos.hash
 
 
-def _read_pos(pos: object) -> RawPosition:
+def _read_pos(pos: Any) -> RawPosition:  # a cffi ckr_pos *
     out = ffi.new("uint32_t[4]")
     lib.ckr_pos_get(pos, out)
-    return RawPosition(out[0], out[1], out[2], out[3], pos.side)  # type: ignore[attr-defined]
+    return RawPosition(out[0], out[1], out[2], out[3], pos.side)
 
 
 def position_hash(raw: RawPosition) -> int:
@@ -152,7 +153,7 @@ def _new_eval(spec: EvalSpec) -> _EvalBuffers:
     return _EvalBuffers(spec)
 
 
-def _fill_eval(spec: EvalSpec) -> object:
+def _fill_eval(spec: EvalSpec) -> Any:  # a cffi ckr_eval *
     ev = ffi.new("ckr_eval *")
     ev.kind = spec.kind
     if len(spec.weights) > MAX_FEATURES:
@@ -322,19 +323,19 @@ class CoreInfo:
     the root (Samuel's Figure 3); 0 when the PV does not end in the memory."""
 
 
-def _info_from_c(info: object) -> CoreInfo:
+def _info_from_c(info: Any) -> CoreInfo:  # a cffi ckr_info *
     i = info
     return CoreInfo(
-        depth=i.depth,  # type: ignore[attr-defined]
-        seldepth=i.seldepth,  # type: ignore[attr-defined]
-        score=i.score,  # type: ignore[attr-defined]
-        nodes=i.nodes,  # type: ignore[attr-defined]
-        nps=i.nps,  # type: ignore[attr-defined]
-        time_ms=i.time_ms,  # type: ignore[attr-defined]
-        tt_hits=i.tt_hits,  # type: ignore[attr-defined]
-        pv=tuple(_raw_move(i.pv[k]) for k in range(i.pvlen)),  # type: ignore[attr-defined]
-        rote_hits=i.rote_hits,  # type: ignore[attr-defined]
-        rote_depth=i.rote_depth,  # type: ignore[attr-defined]
+        depth=i.depth,
+        seldepth=i.seldepth,
+        score=i.score,
+        nodes=i.nodes,
+        nps=i.nps,
+        time_ms=i.time_ms,
+        tt_hits=i.tt_hits,
+        pv=tuple(_raw_move(i.pv[k]) for k in range(i.pvlen)),
+        rote_hits=i.rote_hits,
+        rote_depth=i.rote_depth,
     )
 
 
@@ -536,7 +537,7 @@ def samuel_terms_batch(
     return bytes(ffi.buffer(out, 4 * n * SAMUEL_NTERMS))
 
 
-def samuel_terms_sets(sets: bytes | bytearray | memoryview, out: bytearray | memoryview) -> None:
+def samuel_terms_sets(sets: Any, out: Any) -> None:  # any buffers: bytes, memoryview, NumPy arrays
     """``ckr_samuel_terms_batch`` on caller-owned buffers (no per-position Python objects).
 
     ``sets``: n * 10 native uint32 (a position's black men, black kings, white

@@ -30,6 +30,7 @@ from engine.types import BLACK
 
 if TYPE_CHECKING:
     from emu704.host_call import HostCall
+    from emu704.sap import Image
     from emu704.symbols import SymbolTable
 
 CYCLE_SECONDS = 12e-6
@@ -149,7 +150,7 @@ def board_words(raw: RawPosition) -> list[int]:
 
 
 @functools.cache
-def _image() -> object:
+def _image() -> Image:
     from emu704.sap import assemble
 
     program = resources.files("emu704").joinpath("programs").joinpath("checkers.sap")
@@ -199,8 +200,8 @@ class Program704:
         self.machine = FastMachine(MEMORY_WORDS)
         if deck is None:
             image = _image()
-            self.symbols = table_of(image)  # type: ignore[arg-type]
-            image.load_into(self.machine.write)  # type: ignore[attr-defined]
+            self.symbols = table_of(image)
+            image.load_into(self.machine.write)
         else:
             blocks, self.symbols = _deck_blocks(Path(deck))
             for origin, words in blocks:

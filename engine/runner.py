@@ -76,7 +76,8 @@ class SearchRun:
         if not self.future.set_running_or_notify_cancel():
             return
         try:
-            searcher = self._searcher if self._prepare is None else self._prepare()
+            searcher = self._prepare() if self._prepare is not None else self._searcher
+            assert searcher is not None  # the constructor took one or the other
             self._searcher = searcher
             searcher.arm()  # from here a stop reaches this search, even before it begins
             # Stopped before it began: answer at once, but with a move a one-ply look chose.

@@ -6,6 +6,7 @@ first.  A ``SquareSet`` is an int with bit ``s-1`` set for square ``s``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TypeAlias
 
 Color: TypeAlias = int
@@ -23,10 +24,10 @@ BLACK_CROWN_ROW: SquareSet = 0xF000_0000
 WHITE_CROWN_ROW: SquareSet = 0x0000_000F
 
 
-def square_set(squares: object) -> SquareSet:
+def square_set(squares: Iterable[int]) -> SquareSet:
     """Build a square set from an iterable of square numbers."""
     result = 0
-    for s in squares:  # type: ignore[attr-defined]
+    for s in squares:
         result |= 1 << (int(s) - 1)
     return result
 

@@ -769,7 +769,7 @@ class ClientPlayer(Player):
             return
         transport = proto.channel.writer.transport
         with contextlib.suppress(Exception):
-            transport.abort()  # type: ignore[attr-defined]
+            transport.abort()
 
 
 def _plain(exc: BaseException) -> str:

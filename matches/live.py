@@ -18,8 +18,9 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import TracebackType
+from typing import cast
 
-from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.console import Console, ConsoleOptions, Group, JustifyMethod, RenderableType, RenderResult
 from rich.live import Live
 from rich.table import Table
 from rich.text import Text
@@ -101,7 +102,7 @@ def standings_table(standings: Standings) -> Table:
         ("W/D/L", "right"), ("draw", "right"), ("Elo ± (95%)", "right"), ("nElo", "right"),
         ("Ptnml(0-2)", "right"), ("T/O", "right"), ("crash/stall/illegal", "right"),
     ]:
-        table.add_column(header, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+        table.add_column(header, justify=cast(JustifyMethod, justify), no_wrap=True)
     for rank, s in enumerate(standings.engines, 1):
         faults = f"{s.crashes}/{s.stalls}/{s.illegal_moves + s.protocol_errors}"
         table.add_row(

@@ -64,7 +64,8 @@ def _attempt() -> int:
     try:
         import ray
 
-        return int(ray._private.worker.global_worker.core_worker.get_current_task_attempt_number()) + 1
+        worker = ray._private.worker.global_worker
+        return int(worker.core_worker.get_current_task_attempt_number()) + 1  # type: ignore[attr-defined]
     except Exception:  # a private API: its absence only costs the count
         return 1
 

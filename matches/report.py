@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
-from rich.console import Group, RenderableType
+from rich.console import Group, JustifyMethod, RenderableType
 from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
@@ -100,7 +100,7 @@ def rating_table(standings: Standings) -> Table:
         ("Games", "right"), ("Points", "right"), ("Score", "right"), ("W/D/L", "right"), ("Draw", "right"),
         ("Ptnml(0-2)", "right"),
     ]:
-        table.add_column(header, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+        table.add_column(header, justify=cast(JustifyMethod, justify), no_wrap=True)
     for rank, s in enumerate(standings.engines, 1):
         table.add_row(
             str(rank), Text(s.name), _num(s.elo), _num(s.margin, ".1f"), format_nelo(s.nelo), str(s.games),

@@ -115,7 +115,8 @@ def parse_command(line: str) -> Request:
     if verb in ("ping", "quit", "playnow"):
         if rest:
             raise ProtocolError(f"{verb} takes no arguments, got {rest!r}")
-        return {"ping": Ping(), "quit": Quit(), "playnow": PlayNow()}[verb]
+        simple: dict[str, Ping | Quit | PlayNow] = {"ping": Ping(), "quit": Quit(), "playnow": PlayNow()}
+        return simple[verb]
     if verb == "getmove":
         return _parse_getmove(rest)
     if verb == "enginecommand":
@@ -374,7 +375,9 @@ def parse_engine_command(text: str) -> EngineRequest:
         return UnknownCmd(stripped)
     head = words[0].lower()
     if len(words) == 1 and head in ("name", "about", "help"):
-        return {"name": NameCmd(), "about": AboutCmd(), "help": HelpCmd()}[head]
+        bare: dict[str, NameCmd | AboutCmd | HelpCmd] = {
+            "name": NameCmd(), "about": AboutCmd(), "help": HelpCmd()}
+        return bare[head]
     if head == "staticevaluation":
         if len(words) != 2:
             raise ProtocolError("staticevaluation needs exactly one FEN: staticevaluation <fen>")

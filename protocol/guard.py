@@ -79,7 +79,7 @@ class GuardedWriter:
 
     @property
     def transport(self) -> asyncio.WriteTransport:
-        return self._writer.transport  # type: ignore[return-value]
+        return self._writer.transport
 
     def _sent(self) -> int:
         """Bytes handed to the kernel so far."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
@@ -87,7 +88,7 @@ class Server:
             limit = stream_limit(DXP_MAX_MESSAGE if dialect == "dxp" else self.settings.max_line)
             try:
                 srv = await asyncio.start_server(
-                    lambda r, w, d=dialect: self._connection(d, r, w),
+                    functools.partial(self._connection, dialect),
                     self.settings.host, port, limit=limit, reuse_address=True,
                 )
             except OSError as exc:

@@ -239,11 +239,13 @@ class EngineSession:
                 s.mode = o.mode
                 if s.hash_mb != want:
                     self._resize(s, want)
+            searcher = self._searcher
+            assert searcher is not None  # built above when it was missing
             if self._clear_pending:
-                self._searcher.new_game()
+                searcher.new_game()
                 self._clear_pending = False
             self._searcher_key = key
-            return self._searcher
+            return searcher
 
     def _resize(self, s: Searcher, want: int) -> None:
         old = s.hash_mb
@@ -442,7 +444,7 @@ def _find_malloc_trim() -> Callable[[int], int] | None:
     try:
         import ctypes
 
-        return ctypes.CDLL("libc.so.6").malloc_trim  # type: ignore[no-any-return]
+        return ctypes.CDLL("libc.so.6").malloc_trim
     except (OSError, AttributeError):
         return None
 

@@ -220,7 +220,7 @@ def _fit_table(
     entries = coefficient(a, d, prior_weight)
     out = entries[idx]
     thresholds = value_thresholds(out, levels)
-    return entries, thresholds, quantize_value(out, thresholds)
+    return entries, np.asarray(thresholds, dtype=np.int64), quantize_value(out, thresholds)
 
 
 def _fit_block(terms: np.ndarray, book: np.ndarray, prior_weight: float, q3: int) -> tuple[list[int], dict]:

@@ -78,7 +78,7 @@ SELECT_POSITIONS = 200000
 POOL: tuple[int, ...] = tuple(i for i, n in enumerate(TERM_NAMES) if n != "RECAP")
 
 
-def table_index(args: Sequence[int] | np.ndarray) -> int | np.ndarray:
+def table_index(args: Sequence[int] | np.ndarray) -> Any:  # an int for one tuple, else an array
     """The paper's location of a five-tuple: base 3, first argument most significant."""
     a = np.asarray(args, dtype=np.int64)
     idx = np.zeros(a.shape[:-1], dtype=np.int64)

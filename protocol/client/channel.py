@@ -114,7 +114,7 @@ async def open_process(
     except OSError as exc:
         raise EngineTerminatedError(f"cannot start engine {list(argv)!r}: {exc}") from None
     assert proc.stdin is not None and proc.stdout is not None
-    return Channel(proc.stdout, proc.stdin, sep=sep, name=os.path.basename(argv[0]), process=proc)  # type: ignore[arg-type]
+    return Channel(proc.stdout, proc.stdin, sep=sep, name=os.path.basename(argv[0]), process=proc)
 
 
 async def open_tcp(host: str, port: int, *, sep: bytes = b"\n", timeout: float = 10.0) -> Channel:
