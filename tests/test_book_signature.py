@@ -7,7 +7,7 @@ from book_scoring import c_scores
 
 from engine import core, evaluators
 from engine.board import Board
-from engine.learners import agreement, book_data
+from engine.learners import agreement, book_data, material_scale
 from engine.learners import signature_tables as sg
 from engine.learners.book_polynomial import TERM_NAMES
 
@@ -70,7 +70,7 @@ def test_c_equals_python(oca_positions: book_data.BookPositions) -> None:
         weight, shift = sg.material_part(ev)
         assert weight == opts.get("material_weight", sg.MATERIAL_WEIGHT)
         lo, hi = ev.meta["table_range"]
-        assert (hi >> shift) - (lo >> shift) < sg.MAN * weight or weight == 0 == shift
+        assert (hi >> shift) - (lo >> shift) < material_scale.MAN * weight or weight == 0 == shift
 
 
 def test_version_1_data_reads_as_no_material(oca_positions: book_data.BookPositions) -> None:

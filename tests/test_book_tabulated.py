@@ -9,7 +9,7 @@ from book_scoring import c_scores
 
 from engine import core
 from engine.board import Board
-from engine.learners import agreement, book_data, tabulated
+from engine.learners import agreement, book_data, material_scale, tabulated
 from engine.learners.book_polynomial import TERM_NAMES, child_terms
 
 
@@ -70,7 +70,7 @@ def test_c_equals_python(oca_positions: book_data.BookPositions) -> None:
     weight, shift = ev.spec.data[3], ev.spec.data[4]
     assert weight == tabulated.MATERIAL_WEIGHT and shift > 0
     lo, hi = ev.meta["table_range"]
-    assert (hi >> shift) - (lo >> shift) < tabulated.MAN * weight
+    assert (hi >> shift) - (lo >> shift) < material_scale.MAN * weight
     args, table = tabulated.unpack(ev)
     # the same tables without material (as data written before the material words): -x exactly
     bare = tabulated.evaluator_from_tables(args.tolist(), table / tabulated.ONE)

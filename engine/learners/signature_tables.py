@@ -97,6 +97,7 @@ from engine import core
 from engine.evaluators import Evaluator
 from engine.learners.book_data import BookPositions, with_material
 from engine.learners.book_polynomial import TERM_NAMES, child_terms
+from engine.learners.material_scale import MATERIAL_WEIGHT, table_shift
 
 ProgressFn = Callable[[int, int], None]
 
@@ -106,10 +107,6 @@ HEADER = 10
 """Header words: version, 27, 9, 3, Q1, Q3, tiebreak, tiebreak shift, material weight, table shift."""
 HEADER_V1 = 8
 """Version 1 had no material weight and table shift (read as 0 and 0)."""
-MATERIAL_WEIGHT = 10
-"""Default multiplier of the engine's material score (a man is then at least 1000)."""
-MAN = 100
-"""The material score of one man (at least: kings 3 : men 2, plus the trading bonus)."""
 N1, N2 = 9, 3
 L1_SIZE = 105
 Q1 = 5
@@ -341,16 +338,6 @@ def table_range(tables: Sequence[Tables], tiebreak: bool, shift: int) -> tuple[i
         lo.append(x_lo)
         hi.append(x_hi)
     return min(lo), max(hi)
-
-
-def table_shift(lo: int, hi: int, material_weight: int) -> int:
-    """Smallest S with the table part's range, ``(hi >> S) - (lo >> S)``, below a man (0 without material)."""
-    if material_weight <= 0:
-        return 0
-    s = 0
-    while s < 30 and (hi >> s) - (lo >> s) >= MAN * material_weight:
-        s += 1
-    return s
 
 
 def unpack(evaluator: Evaluator) -> tuple[int, bool, int, list[int], list[Tables]]:

@@ -59,6 +59,7 @@ from engine import core
 from engine.evaluators import Evaluator
 from engine.learners.book_data import BookPositions, with_material
 from engine.learners.book_polynomial import TERM_NAMES, child_terms
+from engine.learners.material_scale import MATERIAL_WEIGHT, table_shift
 
 ProgressFn = Callable[[int, int], None]
 
@@ -70,10 +71,6 @@ ONE = 1000
 HEADER = 8
 """Header: version, 8, 5, material weight, table shift, 3 reserved words (0)."""
 VERSION = 1
-MATERIAL_WEIGHT = 10
-"""Default multiplier of the engine's material score (a man is then at least 1000)."""
-MAN = 100
-"""The material score of one man (at least: kings 3 : men 2, plus the trading bonus)."""
 SELECT_POSITIONS = 200000
 POOL: tuple[int, ...] = tuple(i for i, n in enumerate(TERM_NAMES) if n != "RECAP")
 
@@ -250,16 +247,6 @@ def evaluator_from_tables(
     meta = dict(meta or {})
     meta.update({"material_weight": material_weight, "table_shift": shift, "table_range": [lo, hi]})
     return Evaluator(name, core.EvalSpec(core.EVAL_TABULATED, data=data), meta)
-
-
-def table_shift(lo: int, hi: int, material_weight: int) -> int:
-    """Smallest S with the table part's range, ``(hi >> S) - (lo >> S)``, below a man (0 without material)."""
-    if material_weight <= 0:
-        return 0
-    s = 0
-    while s < 30 and (hi >> s) - (lo >> s) >= MAN * material_weight:
-        s += 1
-    return s
 
 
 def unpack(evaluator: Evaluator) -> tuple[np.ndarray, np.ndarray]:
