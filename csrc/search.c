@@ -752,6 +752,15 @@ static void report(ckr_engine *e, const ckr_info *info)
     e->callback(e->userdata, info);
 }
 
+/* The last completed iteration stands; the totals cover the whole search. */
+static void finish_result(ckr_engine *e, ckr_info *result)
+{
+    result->nodes = e->nodes;
+    result->rote_hits = e->rote_hits;
+    result->time_ms = elapsed_ms(e);
+    result->nps = nps_of(e);
+}
+
 int ckr_search(ckr_engine *e, const ckr_pos *pos, const uint64_t *history, int nhistory,
                const ckr_limits *limits, ckr_info *result)
 {
@@ -812,9 +821,7 @@ int ckr_search(ckr_engine *e, const ckr_pos *pos, const uint64_t *history, int n
             if (e->limits.soft_ms > 0 && elapsed_ms(e) >= e->limits.soft_ms)
                 break;
         }
-        result->nodes = e->nodes;
-        result->rote_hits = e->rote_hits;
-        result->time_ms = elapsed_ms(e);
+        finish_result(e, result);
         return nroot;
     }
 
@@ -841,10 +848,6 @@ int ckr_search(ckr_engine *e, const ckr_pos *pos, const uint64_t *history, int n
         if (e->limits.soft_ms > 0 && elapsed_ms(e) >= e->limits.soft_ms)
             break;
     }
-    /* The last completed iteration stands; report final totals. */
-    result->nodes = e->nodes;
-    result->rote_hits = e->rote_hits;
-    result->time_ms = elapsed_ms(e);
-    result->nps = nps_of(e);
+    finish_result(e, result);
     return nroot;
 }

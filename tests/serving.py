@@ -8,13 +8,14 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
 from protocol.context import ServerSettings
 from protocol.dxp_session import serve_dxp
 from protocol.framing import stream_limit
+from protocol.server import Server
 
 SAMUEL = [sys.executable, "-m", "samuel.cli"]
 
@@ -115,3 +116,14 @@ class CaptureWriter:
 
     def close(self) -> None:
         self.closed = True
+
+
+@asynccontextmanager
+async def running(s: ServerSettings) -> AsyncIterator[Server]:
+    """A whole server (every dialect on a free port) for the test's duration."""
+    server = Server(s, hub_port=0)
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.close()

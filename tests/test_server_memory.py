@@ -12,11 +12,9 @@ import subprocess
 import threading
 import time
 import weakref
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 
 import pytest
-from serving import SAMUEL
+from serving import SAMUEL, running
 
 from engine.board import Board
 from engine.limits import Limit
@@ -26,7 +24,6 @@ from protocol import dxp_grammar as dg
 from protocol import session as session_module
 from protocol.context import ServerSettings
 from protocol.memory_budget import HashBudget, HashBudgetError, default_budget_mb
-from protocol.server import Server
 from protocol.session import EngineSession, SessionClosedError, SessionDefaults
 
 pytestmark = pytest.mark.timeout(120)
@@ -43,14 +40,6 @@ def settings(budget_mb: int = 64, **kw: object) -> ServerSettings:
     return ServerSettings(**base)  # type: ignore[arg-type]
 
 
-@asynccontextmanager
-async def running(s: ServerSettings) -> AsyncIterator[Server]:
-    server = Server(s, hub_port=0)
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.close()
 
 
 class Lines:

@@ -10,12 +10,11 @@ import asyncio
 import logging
 import socket
 import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-from serving import CaptureWriter
+from serving import CaptureWriter, running
 
 from protocol import guard
 from protocol.context import ServerSettings
@@ -23,7 +22,6 @@ from protocol.dxp_session import DxpFollower
 from protocol.framing import stream_limit
 from protocol.hub_session import run_hub
 from protocol.log_limit import FIRST
-from protocol.server import Server
 from protocol.session import SessionDefaults
 
 WAIT = 30.0
@@ -41,14 +39,6 @@ def settings(**kw: Any) -> ServerSettings:
     return ServerSettings(**base)
 
 
-@asynccontextmanager
-async def running(s: ServerSettings) -> AsyncIterator[Server]:
-    server = Server(s, hub_port=0)
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.close()
 
 
 async def until(pred: Callable[[], bool], timeout: float = WAIT) -> None:
