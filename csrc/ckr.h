@@ -6,7 +6,10 @@
 #include "ckr_terms.h"
 #include "ckr_book.h"
 #include "ckr_rote.h"
+#include "ckr_network.h"
 /* Internal, not part of the cdef: builds evaluate.c's tables; ckr_init calls
  * it once. */
 void ckr_evaluate_init(void);
+/* Builds network_eval.c's square tables (ckr_init calls it once). */
+void ckr_network_init(void);
 #endif

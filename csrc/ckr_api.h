@@ -168,12 +168,17 @@ int ckr_evaluate_ctx(const ckr_eval *eval, const ckr_pos *pos, const ckr_pos *pa
  * Modes: CKR_MODE_PVS, the modern engine (iterative deepening PVS);
  * CKR_MODE_SAMUEL, Samuel's 1959 ply rules (depth = minimum ply, default 3,
  * break points in samuel_breaks[4] = {4, 5, 11, 20} unless set);
- * CKR_MODE_SHANNON_A, Shannon's type A: full-width minimax to a fixed depth.
+ * CKR_MODE_SHANNON_A, Shannon's type A: full-width minimax to a fixed depth;
+ * CKR_MODE_FOGEL, Chellapilla and Fogel's (1999): fail-soft alpha-beta to the
+ * depth, two plies more for every two forced moves (one legal move) along the
+ * branch, and two more while the leaf has a jump pending; leaves are scored
+ * from the root side's point of view (their network is not antisymmetric).
  * Time limits are in milliseconds; 0 or negative means "none".  soft_ms is
  * the budget after which no new iteration starts; hard_ms aborts the search. */
 #define CKR_MODE_PVS 0
 #define CKR_MODE_SAMUEL 1
 #define CKR_MODE_SHANNON_A 2
+#define CKR_MODE_FOGEL 3
 
 /* Root driver of CKR_MODE_PVS: aspiration-window PVS (the default, and the
  * faster on the bench) or MTD(f), a series of zero-window searches. */

@@ -23,6 +23,7 @@ static void build_tables(void)
             ckr_zobrist[k][b] = splitmix(&seed);
     ckr_zobrist_side = splitmix(&seed);
     ckr_evaluate_init();
+    ckr_network_init();
 }
 
 /* The tables are written once, before any search can read them: pthread_once

@@ -67,6 +67,7 @@ struct ckr_engine {
     int seldepth;
     int aborted;
     int samuel_min;
+    int fogel_depth;
     uint64_t rep[HIST_MAX + CKR_MAX_PLY + 2];
     int rep_len;
     int rep_floor[CKR_MAX_PLY + 2];
@@ -623,6 +624,68 @@ static int minimax(ckr_engine *e, ckr_pos *p, int depth, int ply)
     return best;
 }
 
+/* ---- Chellapilla and Fogel ---- */
+
+/* The leaf score for the side to move.  Their network scores a position for
+ * "the player" (the side at the root), and f(P, them) is not -f(P, us), so a
+ * network is asked for the root side and the value turned over when the other
+ * side moves; the other evaluators are antisymmetric already. */
+static int fogel_leaf(ckr_engine *e, const ckr_pos *p, int ply, int root_side)
+{
+    if (e->eval.kind != CKR_EVAL_NETWORK)
+        return leaf_eval(e, p, ply);
+    int v = ckr_network_value(&e->eval, p, root_side);
+    return p->side == root_side ? v : -v;
+}
+
+/* Their extensions, as we read them (docs/learners/evolution.md): forced
+ * counts the root side's moves along the line that had no alternative ("the
+ * player has no real decision to make"), and the depth grows by the smallest
+ * even number >= forced; a would-be leaf with a jump pending is not scored
+ * but searched on, two plies at a time, until quiet.  Both together add at
+ * most FOGEL_MAX_EXTENSION plies to the forced part (uncapped, a random
+ * network's search at depth 4 goes 27 plies deep and 50,000 nodes a move, far
+ * beyond the few thousand boards a move their 3,500 a second allowed). */
+#define FOGEL_MAX_EXTENSION 4
+static int fogel(ckr_engine *e, ckr_pos *p, int alpha, int beta, int ply, int forced, int active,
+                 int root_side)
+{
+    if (enter_node(e, ply))
+        return 0;
+    ckr_move *moves = e->moves[ply];
+    int n = ckr_gen_moves(p, moves);
+    if (n == 0)
+        return -CKR_WIN + ply;
+    if (n == 1 && p->side == root_side)
+        forced++;
+    int ext = 2 * ((forced + 1) / 2) + active;
+    int depth = e->fogel_depth + (ext < FOGEL_MAX_EXTENSION ? ext : FOGEL_MAX_EXTENSION);
+    if (ply >= depth) {
+        if (moves[0].ncaps == 0 || ply >= CKR_MAX_PLY - 3)
+            return fogel_leaf(e, p, ply, root_side);
+        active += 2; /* an active position is not scored: two plies more */
+    }
+    int best = -CKR_INF;
+    for (int i = 0; i < n; i++) {
+        e->line[ply] = &moves[i];
+        ckr_make(p, &moves[i]);
+        int v = -fogel(e, p, -beta, -alpha, ply + 1, forced, active, root_side);
+        ckr_unmake(p, &moves[i]);
+        if (e->aborted)
+            return 0;
+        if (v > best) {  /* fail-soft: the best value, even outside the window */
+            best = v;
+            if (v > alpha) {
+                alpha = v;
+                update_pv(e, ply, &moves[i]);
+                if (v >= beta)
+                    break;
+            }
+        }
+    }
+    return best;
+}
+
 /* ---- root drivers ---- */
 
 /* Aspiration window around the last score; widened on failure. */
@@ -797,7 +860,7 @@ int ckr_search(ckr_engine *e, const ckr_pos *pos, const uint64_t *history, int n
     if (maxdepth > CKR_MAX_PLY - 4)
         maxdepth = CKR_MAX_PLY - 4;
 
-    if (mode == CKR_MODE_SAMUEL || mode == CKR_MODE_SHANNON_A) {
+    if (mode == CKR_MODE_SAMUEL || mode == CKR_MODE_SHANNON_A || mode == CKR_MODE_FOGEL) {
         /* A fixed depth gives one pass, as the originals played; with only a
          * clock or node budget the pass is repeated one ply deeper each time. */
         int fixed = e->limits.depth > 0;
@@ -808,9 +871,12 @@ int ckr_search(ckr_engine *e, const ckr_pos *pos, const uint64_t *history, int n
         int user_break = e->limits.samuel_breaks[3];
         for (int depth = first; depth <= last; depth++) {
             e->samuel_min = depth;
+            e->fogel_depth = depth;
             e->limits.samuel_breaks[3] = user_break < depth ? depth : user_break;
             e->seldepth = 0;
-            int v = mode == CKR_MODE_SAMUEL ? samuel(e, &p, -CKR_INF, CKR_INF, 0, 0) : minimax(e, &p, depth, 0);
+            int v = mode == CKR_MODE_SAMUEL ? samuel(e, &p, -CKR_INF, CKR_INF, 0, 0)
+                  : mode == CKR_MODE_FOGEL ? fogel(e, &p, -CKR_INF, CKR_INF, 0, 0, 0, p.side)
+                  : minimax(e, &p, depth, 0);
             if (e->aborted || e->pvlen[0] == 0)
                 break;
             fill_info(e, result, depth, v, e->pv[0], e->pvlen[0]);

@@ -24,6 +24,7 @@ WIN_BOUND: int = lib.CKR_WIN_BOUND
 MODE_PVS: int = lib.CKR_MODE_PVS
 MODE_SAMUEL: int = lib.CKR_MODE_SAMUEL
 MODE_SHANNON_A: int = lib.CKR_MODE_SHANNON_A
+MODE_FOGEL: int = lib.CKR_MODE_FOGEL
 DRIVER_PVS: int = lib.CKR_DRIVER_PVS
 DRIVER_MTDF: int = lib.CKR_DRIVER_MTDF
 EVAL_MATERIAL: int = lib.CKR_EVAL_MATERIAL
@@ -35,6 +36,9 @@ EVAL_SIGNATURE: int = lib.CKR_EVAL_SIGNATURE
 EVAL_TABULATED: int = lib.CKR_EVAL_TABULATED
 EVAL_PHASE: int = lib.CKR_EVAL_PHASE
 EVAL_HEURISTIC: int = lib.CKR_EVAL_HEURISTIC
+EVAL_NETWORK: int = lib.CKR_EVAL_NETWORK
+NETWORK_HEADER: int = lib.CKR_NETWORK_HEADER
+NETWORK_SCALE: int = lib.CKR_NETWORK_SCALE
 WEIGHT_ONE: int = lib.CKR_WEIGHT_ONE
 MAX_FEATURES: int = lib.CKR_MAX_FEATURES
 
@@ -555,6 +559,36 @@ def samuel_terms_sets(sets: Any, out: Any) -> None:  # any buffers: bytes, memor
     bad = lib.ckr_samuel_terms_batch(src, n, dst)
     if bad >= 0:
         raise ValueError(f"position {bad}: a square holds more than one piece")
+
+
+def network_size(preset: int) -> int:
+    """How many numbers a network preset has (0 for an unknown one)."""
+    return int(lib.ckr_network_size(int(preset)))
+
+
+def network_check(data: Sequence[int]) -> int:
+    """0 when ``data`` (header and float32 bits) is a network the core can read, else its code."""
+    buf = ffi.new("int32_t[]", list(data)) if data else ffi.NULL
+    return int(lib.ckr_network_check(buf, len(data)))
+
+
+def network_output(raw: RawPosition, spec: EvalSpec, side: int) -> float:
+    """The network's output in [-1, 1] for ``side`` (0 Black, 1 White)."""
+    buffers = _new_eval(spec)
+    return float(lib.ckr_network_output(buffers.ev, _new_pos(raw), int(side)))
+
+
+def network_bench(spec: EvalSpec, positions: Sequence[RawPosition], rounds: int) -> tuple[int, float]:
+    """Evaluate every position ``rounds`` times in one C loop: (sum of scores, seconds)."""
+    import time
+
+    buffers = _new_eval(spec)
+    arr = ffi.new("ckr_pos[]", len(positions))
+    for i, raw in enumerate(positions):
+        arr[i] = _new_pos(raw)[0]
+    start = time.perf_counter()
+    total = int(lib.ckr_network_bench(buffers.ev, arr, len(positions), int(rounds)))
+    return total, time.perf_counter() - start
 
 
 def evaluate_many(

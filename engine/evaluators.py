@@ -71,8 +71,18 @@ _KINDS: dict[str, int] = {
     "tabulated": core.EVAL_TABULATED,
     "phase": core.EVAL_PHASE,
     "heuristic": core.EVAL_HEURISTIC,
+    "network": core.EVAL_NETWORK,
 }
 _KIND_NAMES = {v: k for k, v in _KINDS.items()}
+
+NETWORK_PROBLEMS = {
+    -1: "too short, or not version 1 of the layout",
+    -2: "an unknown preset",
+    -3: "the wrong number of weights for its preset",
+    -4: "a weight (or K) that is not a finite number (NaN or infinite)",
+    -5: "a king value K outside [1, 3]",
+}
+"""What core.network_check's codes mean."""
 
 
 def to_dict(evaluator: Evaluator) -> dict[str, Any]:
@@ -99,9 +109,13 @@ def from_dict(d: Mapping[str, Any], source: str = "evaluator") -> Evaluator:
             king_table=tuple(int(v) for v in d.get("king_table", ())),
             data=tuple(int(v) for v in d.get("data", ())),
         )
-        return Evaluator(str(d["name"]), spec, dict(d.get("meta", {})))
     except (KeyError, TypeError, ValueError) as exc:
         raise OptionError(f"{source}: not a valid evaluator file ({exc!r})") from None
+    if kind == core.EVAL_NETWORK:
+        problem = NETWORK_PROBLEMS.get(core.network_check(spec.data))
+        if problem is not None:
+            raise OptionError(f"{source}: not a usable network: {problem}")
+    return Evaluator(str(d["name"]), spec, dict(d.get("meta", {})))
 
 
 def save(evaluator: Evaluator, path: str | Path) -> None:

@@ -54,12 +54,16 @@ class GameRecord:
         return write_game(self.board(), {**(tags or {}), "Termination": self.termination}, result=self.result)
 
 
-def rule_ending(board: Board, opening_plies: int = 0, max_plies: int | None = None) -> tuple[str, str] | None:
+def rule_ending(board: Board, opening_plies: int = 0, max_plies: int | None = None, *,
+                draws: bool = True) -> tuple[str, str] | None:
     """(result, termination) when the rules end the game here, or when ``max_plies`` plies have been
-    played since ``opening_plies`` (a draw at the cap); else None."""
-    outcome = board.outcome()
+    played since ``opening_plies`` (a draw at the cap); else None.  Without ``draws`` only a side
+    with no move ends a game (no repetition or 40-move draws: the rules some papers played by)."""
+    outcome = board.outcome() if draws else None
     if outcome is not None:
         return outcome.result(), outcome.termination.value
+    if not draws and not board.legal_moves:
+        return ("0-1" if board.turn == BLACK else "1-0"), "no legal moves"
     if max_plies is not None and len(board.move_stack) - opening_plies >= max_plies:
         return "1/2-1/2", f"move cap ({max_plies} plies)"
     return None
@@ -76,18 +80,20 @@ def play_game(
     max_plies: int | None = None,
     at_cap: Callable[[Board], tuple[str, str]] | None = None,
     on_move: Callable[[Board, Move], None] | None = None,
+    draws: bool = True,
 ) -> GameRecord:
     """Play from ``board`` (which is changed) until the rules end the game or ``max_plies`` plies
     have been played from it.  ``choose`` picks every move, or one chooser per colour.  At the cap
     the game is a draw unless ``at_cap(board)`` judges it (a (result, termination) pair).  Every
-    move chosen is checked legal; ``on_move(board, move)`` hears of it after it is played."""
+    move chosen is checked legal; ``on_move(board, move)`` hears of it after it is played.
+    ``draws=False`` plays without repetition and 40-move draws (see ``rule_ending``)."""
     start_fen = board.fen()
     opening = len(board.move_stack)
     played: list[Move] = []
     while True:
-        ending = rule_ending(board, opening, max_plies)
+        ending = rule_ending(board, opening, max_plies, draws=draws)
         if ending is not None:
-            if board.outcome() is None and at_cap is not None:
+            if board.legal_moves and (not draws or board.outcome() is None) and at_cap is not None:
                 ending = at_cap(board)
             break
         chooser = choose if callable(choose) else choose[board.turn]

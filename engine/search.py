@@ -25,14 +25,16 @@ class Mode(enum.Enum):
     PVS = core.MODE_PVS
     SAMUEL = core.MODE_SAMUEL
     SHANNON_A = core.MODE_SHANNON_A
+    FOGEL = core.MODE_FOGEL
 
     @classmethod
     def parse(cls, text: str) -> Mode:
         key = text.strip().lower().replace("-", "_")
         aliases = {"pvs": cls.PVS, "modern": cls.PVS, "samuel": cls.SAMUEL, "samuel1959": cls.SAMUEL,
-                   "shannon_a": cls.SHANNON_A, "type_a": cls.SHANNON_A, "minimax": cls.SHANNON_A}
+                   "shannon_a": cls.SHANNON_A, "type_a": cls.SHANNON_A, "minimax": cls.SHANNON_A,
+                   "fogel": cls.FOGEL, "chellapilla": cls.FOGEL}
         if key not in aliases:
-            raise OptionError(f"unknown search mode {text!r}; choose from pvs, samuel, shannon-a")
+            raise OptionError(f"unknown search mode {text!r}; choose from pvs, samuel, shannon-a, fogel")
         return aliases[key]
 
 

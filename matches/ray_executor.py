@@ -108,6 +108,30 @@ def _worker_env() -> dict[str, Any] | None:
     return {"env_vars": {"PYTHONPATH": path}}
 
 
+def init_ray(ray: Any, address: str | None, num_cpus: int | None) -> None:
+    """Join Ray at ``address``, or start a local cluster on loopback with ``num_cpus``; the
+    workers find this source tree.  ExecutorError naming where, when it cannot."""
+    kwargs: dict[str, Any] = {
+        "include_dashboard": False,
+        "logging_level": logging.ERROR,
+        "log_to_driver": False,
+        "configure_logging": True,
+    }
+    env = _worker_env()
+    if env is not None:
+        kwargs["runtime_env"] = env
+    if address is None:
+        _stay_on_loopback(ray)
+        kwargs["num_cpus"] = num_cpus if num_cpus is not None else os.cpu_count() or 1
+    else:
+        kwargs["address"] = address
+    try:
+        ray.init(**kwargs)
+    except Exception as exc:
+        where = "a local Ray cluster" if address is None else f"Ray at {address}"
+        raise ExecutorError(f"cannot start {where}: {type(exc).__name__}: {exc}") from exc
+
+
 class RayExecutor(Executor):
     """Games as Ray tasks: on a local cluster it starts (``address=None``) or an existing one.
 
@@ -159,27 +183,10 @@ class RayExecutor(Executor):
             return
         ray = _import_ray()
         if not ray.is_initialized():
-            kwargs: dict[str, Any] = {
-                "include_dashboard": False,
-                "logging_level": logging.ERROR,
-                "log_to_driver": False,
-                "configure_logging": True,
-            }
-            env = _worker_env()
-            if env is not None:
-                kwargs["runtime_env"] = env
-            if self.address is None:
-                _stay_on_loopback(ray)
-                # Enough CPUs for ``concurrency`` games at once, as the local pool would play.
-                kwargs["num_cpus"] = self.num_cpus if self.num_cpus is not None else max(
-                    os.cpu_count() or 1, math.ceil(self.concurrency * self.cpus_per_game))
-            else:
-                kwargs["address"] = self.address
-            try:
-                ray.init(**kwargs)
-            except Exception as exc:
-                where = "a local Ray cluster" if self.address is None else f"Ray at {self.address}"
-                raise ExecutorError(f"cannot start {where}: {type(exc).__name__}: {exc}") from exc
+            # Enough CPUs for ``concurrency`` games at once, as the local pool would play.
+            cpus = self.num_cpus if self.num_cpus is not None else max(
+                os.cpu_count() or 1, math.ceil(self.concurrency * self.cpus_per_game))
+            init_ray(ray, self.address, cpus)
             self._owns_ray = True
         self._task = ray.remote(play_remote)
         self._closed_on.clear()

@@ -23,7 +23,7 @@ COMMANDS: dict[str, str] = {
     "cb": "speak the cb protocol (CheckerBoard's engine API as text lines) on stdin/stdout",
     "dxp": "DamExchange (DXP): serve as follower, or play another DXP engine",
     "emu704": "the IBM 704 emulator: assemble and run SAP programs",
-    "learn": "train a learner (generalization self-play, book learning, rote memory)",
+    "learn": "train a learner (generalization self-play, book learning, rote memory, evolution)",
     "agree": "agreement of an evaluator with book moves (Samuel's C, Griffith's D)",
     "match": "two engines over the ballots in colour-reversed pairs (optional SPRT)",
     "tournament": "a rating tournament: round-robin, gauntlet or Swiss",

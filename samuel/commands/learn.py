@@ -3,6 +3,7 @@
     samuel learn generalize ...   (samuel/commands/learn_generalize.py)
     samuel learn book ...         (samuel/commands/learn_book.py)
     samuel learn rote ...         (samuel/commands/learn_rote.py)
+    samuel learn evolve ...       (samuel/commands/learn_evolve.py)
 """
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ import argparse
 
 from samuel.cli import register_commands
 
-LEARNERS = ["learn_generalize", "learn_book", "learn_rote"]
+LEARNERS = ["learn_generalize", "learn_book", "learn_rote", "learn_evolve"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("learn", help="train a learner (generalization self-play, book learning, rote memory)")
+    p = sub.add_parser("learn", help="train a learner (generalization self-play, book learning, rote memory, "
+                                     "evolution)")
     register_commands(p.add_subparsers(dest="learner", metavar="LEARNER"), LEARNERS)
 
     def no_learner(_args: argparse.Namespace) -> int:

@@ -1,0 +1,318 @@
+"""Chellapilla and Fogel's evolution (1999): networks that learn checkers from win, lose or draw.
+
+Each generation the 15 parents make one offspring each by self-adaptive Gaussian mutation of every
+weight (and of the king value K); the 30 play games; the 15 with the most points are the next
+parents.  Two presets:
+
+* ``paper``, as the paper played it: each of the 30 plays five games as Black against opponents
+  drawn at random (with replacement) from the 30, from the start position; both sides score +1 a
+  win, 0 a draw, -2 a loss; a game is drawn after 100 moves each (no repetition or 40-move draws);
+  the search is their fail-soft alpha-beta at depth 4 with their extensions (``Mode.FOGEL``).
+* ``modern``: the same evolution, but each player plays an ACF ballot in a colour-reversed pair
+  against each of its opponents, repetition and the 40-move rule draw, and a hall of fame of the
+  earlier generations' champions is among the opponents (so the population cannot forget them).
+
+Readings we had to choose are written down in docs/learners/evolution.md.  Deterministic for a
+seed: every random draw happens here, in order, before the games run (in parallel or not).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.board import Board
+from engine.errors import OptionError
+from engine.fen import START_FEN
+from engine.game import GameRecord, play_game
+from engine.learners.network import K_RANGE, Network, size
+from engine.limits import Limit
+from engine.move import Move
+from engine.runner import move_to_play
+from engine.search import Mode, Searcher
+from engine.types import BLACK, WHITE
+
+PRESETS = ("paper", "modern")
+POINTS = {"win": 1, "draw": 0, "loss": -2}
+STATE_FILE = "state.npz"
+META_FILE = "state.json"
+LOG_FILE = "generations.jsonl"
+
+
+@dataclass(frozen=True)
+class EvolveConfig:
+    preset: str = "paper"
+    network: str = "blondie"
+    parents: int = 15
+    games: int = 5
+    """Games each player starts (paper: as Black; modern: ballot pairs, so twice as many)."""
+    depth: int = 4
+    max_moves: int = 100
+    """A draw after this many moves each."""
+    seed: int = 1
+    hall_of_fame: int = 10
+    """modern: how many earlier champions stay as opponents."""
+
+    def __post_init__(self) -> None:
+        if self.preset not in PRESETS:
+            raise OptionError(f"unknown evolution preset {self.preset!r}; choose from {', '.join(PRESETS)}")
+        size(self.network)  # names the presets when it is unknown
+        for name in ("parents", "games", "depth", "max_moves"):
+            if getattr(self, name) < 1:
+                raise OptionError(f"{name} must be at least 1, got {getattr(self, name)}")
+
+    @property
+    def tau(self) -> float:
+        """The paper prints 0.1095 for its 1,741 weights: 1/sqrt(2 sqrt(Nw)) (its formula's
+        1/sqrt(2 Nw) would give 0.0169)."""
+        return 1.0 / math.sqrt(2.0 * math.sqrt(size(self.network)))
+
+
+@dataclass(frozen=True)
+class GenerationLog:
+    generation: int
+    best: int
+    mean: float
+    sigma: float
+    """Mean step size over the surviving parents' weights."""
+    king: float
+    """The best player's king value."""
+    max_weight: float
+    wins: int
+    draws: int
+    losses: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """One game to play: two players (indices into the generation's pool, or hall-of-fame ids as
+    negative numbers) and where it starts."""
+
+    black: int
+    white: int
+    fen: str = START_FEN
+
+
+def mutate(parent: Network, rng: np.random.Generator, tau: float) -> Network:
+    """The paper's offspring: sigma' = sigma exp(tau N(0,1)), w' = w + sigma' N(0,1) (a fresh
+    N(0,1) for every weight), K' = K exp(N(0,1)/sqrt 2) reset to [1, 3]."""
+    assert parent.sigma is not None
+    sigma = parent.sigma * np.exp(tau * rng.standard_normal(parent.sigma.size))
+    weights = parent.weights + sigma * rng.standard_normal(parent.weights.size)
+    king = float(np.clip(parent.king * math.exp(rng.standard_normal() / math.sqrt(2.0)), *K_RANGE))
+    return Network(parent.preset, weights, king, sigma)
+
+
+class _Players:
+    """Two searchers a worker thread reuses from game to game (the network is set per game)."""
+
+    def __init__(self, depth: int) -> None:
+        self.limit = Limit(depth=depth)
+        self.searchers = {color: Searcher(mode=Mode.FOGEL, hash_mb=1) for color in (BLACK, WHITE)}
+
+
+def play_pairing(black: Network, white: Network, fen: str, depth: int, max_moves: int, draws: bool,
+                 players: _Players | None = None) -> GameRecord:
+    """One game between two networks at their search; the result from Black's side."""
+    players = players or _Players(depth)
+    for color, net in ((BLACK, black), (WHITE, white)):
+        players.searchers[color].set_evaluator(net.evaluator())
+        players.searchers[color].new_game()
+
+    def chooser(color: int) -> Callable[[Board], Move]:
+        searcher = players.searchers[color]
+        return lambda b: move_to_play(b, searcher.search(b, players.limit))
+
+    return play_game(Board(fen), {BLACK: chooser(BLACK), WHITE: chooser(WHITE)}, max_plies=2 * max_moves,
+                     draws=draws)
+
+
+@dataclass
+class Evolution:
+    """A run: its settings, the current parents, the random state and the hall of fame."""
+
+    config: EvolveConfig
+    parents: list[Network]
+    rng: np.random.Generator
+    generation: int = 0
+    hall: list[Network] = field(default_factory=list)
+    log: list[GenerationLog] = field(default_factory=list)
+
+    @classmethod
+    def start(cls, config: EvolveConfig) -> Evolution:
+        rng = np.random.default_rng(config.seed)
+        parents = [Network.random(config.network, rng) for _ in range(config.parents)]
+        return cls(config, parents, rng)
+
+    # ---- one generation ----
+
+    def pairings(self, pool: int, openings: Sequence[str]) -> list[Pairing]:
+        """Who plays whom this generation, drawn from the run's random state."""
+        c = self.config
+        out: list[Pairing] = []
+        for player in range(pool):
+            for _ in range(c.games):
+                others = pool - 1 + len(self.hall)
+                pick = int(self.rng.integers(others))
+                opponent = pick if pick < pool - 1 else -(pick - (pool - 1) + 1)  # hall entries: -1, -2, ...
+                if opponent >= 0 and opponent >= player:
+                    opponent += 1  # never itself
+                if c.preset == "paper":
+                    out.append(Pairing(player, opponent))
+                else:
+                    fen = openings[int(self.rng.integers(len(openings)))]
+                    out += [Pairing(player, opponent, fen), Pairing(opponent, player, fen)]
+        return out
+
+    def step(self, openings: Sequence[str] = (START_FEN,), executor: Executor | None = None,
+             on_game: Callable[[int, int], None] | None = None) -> GenerationLog:
+        """Breed, play and select one generation; returns its log line."""
+        import time
+
+        started = time.perf_counter()
+        c = self.config
+        offspring = [mutate(p, self.rng, c.tau) for p in self.parents]
+        pool = self.parents + offspring
+        games = self.pairings(len(pool), openings)
+
+        def net(i: int) -> Network:
+            return pool[i] if i >= 0 else self.hall[-i - 1]
+
+        draws = c.preset == "modern"
+        jobs = [(net(g.black), net(g.white), g.fen, c.depth, c.max_moves, draws) for g in games]
+        results = _play_all(jobs, executor, on_game)
+        points = np.zeros(len(pool), dtype=np.int64)
+        tally = {"win": 0, "draw": 0, "loss": 0}
+        for g, record in zip(games, results, strict=True):
+            black_points, white_points = _points(record.result)
+            if g.black >= 0:
+                points[g.black] += black_points
+            if g.white >= 0:
+                points[g.white] += white_points
+            tally["win" if record.result == "1-0" else "loss" if record.result == "0-1" else "draw"] += 1
+        # The best 15 survive; ties go to the earlier (a parent before its offspring).
+        order = sorted(range(len(pool)), key=lambda i: (-points[i], i))
+        self.parents = [pool[i] for i in order[: c.parents]]
+        best = self.parents[0]
+        if c.preset == "modern":
+            self.hall = [Network(best.preset, best.weights.copy(), best.king), *self.hall][: c.hall_of_fame]
+        self.generation += 1
+        sigmas = np.concatenate([p.sigma for p in self.parents if p.sigma is not None])
+        entry = GenerationLog(
+            generation=self.generation, best=int(points[order[0]]),
+            mean=float(points.mean()), sigma=float(sigmas.mean()), king=best.king,
+            max_weight=float(max(np.abs(p.weights).max() for p in self.parents)),
+            wins=tally["win"], draws=tally["draw"], losses=tally["loss"],
+            seconds=time.perf_counter() - started,
+        )
+        self.log.append(entry)
+        return entry
+
+    def champion(self) -> Network:
+        return self.parents[0]
+
+    # ---- saving and resuming ----
+
+    def save(self, folder: Path) -> None:
+        """Everything a killed run needs to go on exactly as it would have (written atomically)."""
+        folder.mkdir(parents=True, exist_ok=True)
+        arrays: dict[str, np.ndarray] = {}
+        for i, p in enumerate(self.parents):
+            arrays[f"w{i}"] = p.weights
+            arrays[f"s{i}"] = p.sigma if p.sigma is not None else np.zeros(0)
+        for i, h in enumerate(self.hall):
+            arrays[f"h{i}"] = h.weights
+        tmp = folder / (STATE_FILE + ".tmp.npz")
+        np.savez(tmp, **arrays)  # type: ignore[arg-type]  # numpy's stub lets **arrays meet allow_pickle
+        meta = {"config": asdict(self.config), "generation": self.generation,
+                "kings": [p.king for p in self.parents], "hall_kings": [h.king for h in self.hall],
+                "rng": self.rng.bit_generator.state, "log": [asdict(e) for e in self.log]}
+        tmp_meta = folder / (META_FILE + ".tmp")
+        tmp_meta.write_text(json.dumps(meta))
+        tmp.replace(folder / STATE_FILE)
+        tmp_meta.replace(folder / META_FILE)
+
+    @classmethod
+    def load(cls, folder: Path) -> Evolution:
+        """A saved run; OptionError naming the file when it is missing or corrupt."""
+        meta_path, state_path = folder / META_FILE, folder / STATE_FILE
+        try:
+            meta = json.loads(meta_path.read_text())
+            config = EvolveConfig(**meta["config"])
+            with np.load(state_path) as arrays:
+                parents = [Network(config.network, arrays[f"w{i}"].astype(np.float64), float(k),
+                                   arrays[f"s{i}"].astype(np.float64))
+                           for i, k in enumerate(meta["kings"])]
+                hall = [Network(config.network, arrays[f"h{i}"].astype(np.float64), float(k))
+                        for i, k in enumerate(meta["hall_kings"])]
+            rng = np.random.default_rng()
+            rng.bit_generator.state = meta["rng"]
+            log = [GenerationLog(**e) for e in meta["log"]]
+        except FileNotFoundError as exc:
+            raise OptionError(f"{folder}: no saved evolution ({exc.filename} is missing)") from None
+        except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError) as exc:
+            raise OptionError(f"{folder}: the saved evolution is corrupt ({exc})") from None
+        if len(parents) != config.parents:
+            raise OptionError(f"{folder}: the saved evolution is corrupt ({len(parents)} parents, "
+                              f"{config.parents} expected)")
+        return cls(config, parents, rng, int(meta["generation"]), hall, log)
+
+
+def _points(result: str) -> tuple[int, int]:
+    if result == "1-0":
+        return POINTS["win"], POINTS["loss"]
+    if result == "0-1":
+        return POINTS["loss"], POINTS["win"]
+    return POINTS["draw"], POINTS["draw"]
+
+
+_LOCAL = threading.local()
+
+
+def play_job(job: tuple[Any, ...]) -> GameRecord:
+    """One game of a generation (a module-level function, so a pool or Ray can ship it); a worker
+    thread reuses its two searchers from game to game."""
+    players = getattr(_LOCAL, "players", None)
+    if players is None or players.limit.depth != job[3]:
+        players = _LOCAL.players = _Players(job[3])
+    black, white, fen, depth, max_moves, draws = job
+    return play_pairing(black, white, fen, depth, max_moves, draws, players=players)
+
+
+def _play_all(jobs: list[tuple[Any, ...]], executor: Executor | None,
+              on_game: Callable[[int, int], None] | None) -> list[GameRecord]:
+    """The generation's games, in order; on worker threads when an executor is given (the C
+    search releases the GIL, so two threads use two cores)."""
+    results: list[GameRecord] = []
+    if executor is None:
+        for job in jobs:
+            results.append(play_job(job))
+            if on_game:
+                on_game(len(results), len(jobs))
+        return results
+    futures = [executor.submit(play_job, job) for job in jobs]
+    for done, fut in enumerate(futures, start=1):
+        results.append(fut.result())
+        if on_game:
+            on_game(done, len(jobs))
+    return results
+
+
+def generations(evolution: Evolution, count: int, *, openings: Sequence[str] = (START_FEN,),
+                executor: Executor | None = None, save_to: Path | None = None,
+                on_game: Callable[[int, int], None] | None = None) -> Iterator[GenerationLog]:
+    """Run ``count`` more generations, saving after each (so a kill loses at most one)."""
+    for _ in range(count):
+        entry = evolution.step(openings, executor, on_game)
+        if save_to is not None:
+            evolution.save(save_to)
+        yield entry

@@ -1,0 +1,139 @@
+"""samuel learn evolve: Chellapilla and Fogel's evolved networks (1999), on this machine's cores.
+
+    samuel learn evolve --generations 250 --preset paper --seed 1 --out out/evolve
+
+Writes OUT/state.npz and OUT/state.json after every generation (run the same command again to go
+on after a kill: the run continues exactly as it would have), OUT/generations.jsonl (best and mean
+points, sigma, K, the largest weight, W/D/L, seconds), OUT/evolution.png (those curves) and
+OUT/champion.json, an evaluator usable everywhere (``--eval OUT/champion.json``, the protocols'
+evaluator option, ``samuel match --engine eval=OUT/champion.json mode=fogel``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+from samuel.argtypes import positive_int
+
+DEFAULT_OUT = Path("out") / "evolve"
+
+
+def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = learners.add_parser("evolve", help="evolve Chellapilla and Fogel's networks (1999) by self-play",
+                            description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--generations", type=positive_int, required=True, metavar="N",
+                   help="generations to run now (added to a saved run's)")
+    p.add_argument("--preset", choices=("paper", "modern"), default="paper",
+                   help="paper: their games and scoring; modern: ballot pairs, repetition draws and a "
+                        "hall of fame (default: %(default)s)")
+    p.add_argument("--network", choices=("blondie", "spatial"), default="blondie",
+                   help="blondie: their 1999 32-40-10-1 network; spatial: the 2001 91-sub-square one")
+    p.add_argument("--seed", type=int, default=1, help="random seed (default: %(default)s)")
+    p.add_argument("--depth", type=positive_int, default=4, help="search depth in games (default: 4)")
+    p.add_argument("--parents", type=positive_int, default=15, help="parents a generation (default: 15)")
+    p.add_argument("--games", type=positive_int, default=5,
+                   help="games each player starts a generation (default: 5; modern: ballot pairs)")
+    p.add_argument("--max-moves", type=positive_int, default=100,
+                   help="a draw after this many moves each (default: 100)")
+    p.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1,
+                   help="games at once on this machine (default: the cores)")
+    p.add_argument("--executor", choices=("local", "ray"), default="local",
+                   help="play each generation's games here, or on a Ray cluster (pip install 'samuel[ray]')")
+    p.add_argument("--ray-address", default=None, help="Ray cluster to join (default: start a local one)")
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
+    p.add_argument("--name", default="evolved", help="the champion evaluator's name (default: %(default)s)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from engine import evaluators
+    from engine.learners.evolve import LOG_FILE, META_FILE, Evolution, EvolveConfig, generations
+    from matches.openings import ballot_deck
+    from samuel.progress import progress
+
+    config = EvolveConfig(preset=args.preset, network=args.network, seed=args.seed, depth=args.depth,
+                          parents=args.parents, games=args.games, max_moves=args.max_moves)
+    if (args.out / META_FILE).exists():
+        evolution = Evolution.load(args.out)
+        if evolution.config != config:
+            print(f"samuel learn evolve: {args.out} holds a run with other settings "
+                  f"({evolution.config}); choose another --out")
+            return 2
+        print(f"resuming {args.out} at generation {evolution.generation}")
+    else:
+        evolution = Evolution.start(config)
+    openings = [o.fen for o in ballot_deck("crossboard")] if config.preset == "modern" else None
+    executor = _executor(args)
+    target = evolution.generation + args.generations
+    try:
+        with progress(console=None) as bar:
+            task = bar.add_task(f"evolving ({config.preset}, {config.network})", total=args.generations)
+            for entry in generations(evolution, args.generations, executor=executor, save_to=args.out,
+                                     **({"openings": openings} if openings else {})):
+                with (args.out / LOG_FILE).open("a", encoding="utf-8") as log:
+                    log.write(json.dumps(entry.__dict__) + "\n")
+                bar.update(task, advance=1)
+                bar.console.print(
+                    f"generation {entry.generation}/{target}: best {entry.best:+d}, mean {entry.mean:+.2f}, "
+                    f"sigma {entry.sigma:.4f}, K {entry.king:.3f}, max |w| {entry.max_weight:.3f}, "
+                    f"+{entry.wins} ={entry.draws} -{entry.losses}, {entry.seconds:.1f} s", highlight=False)
+    finally:
+        if executor is not None:
+            executor.shutdown()
+    best = evolution.champion()
+    meta = {"learner": "chellapilla-fogel-1999", "preset": config.preset, "network": config.network,
+            "generation": evolution.generation, "seed": config.seed, "king": best.king}
+    champion = best.evaluator(args.name, meta)
+    evaluators.save(champion, args.out / "champion.json")
+    plot(evolution.log, args.out / "evolution.png", config)
+    print(f"champion     {args.out / 'champion.json'} (generation {evolution.generation}, "
+          f"K {evolution.champion().king:.3f})")
+    print(f"log          {args.out / LOG_FILE}")
+    print(f"plot         {args.out / 'evolution.png'}")
+    return 0
+
+
+def _executor(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    if args.executor == "ray":
+        from matches.ray_pool import RayPool
+
+        return RayPool(args.ray_address, args.workers)
+    if args.workers <= 1:
+        return None
+    from concurrent.futures import ThreadPoolExecutor
+
+    return ThreadPoolExecutor(args.workers, thread_name_prefix="samuel-evolve")
+
+
+def plot(log: list, path: Path, config: object) -> None:  # type: ignore[type-arg]
+    """Best and mean points, sigma, K and the largest weight against generations."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    gens = [e.generation for e in log]
+    fig, axes = plt.subplots(2, 2, figsize=(11, 7), sharex=True)
+    axes[0][0].plot(gens, [e.best for e in log], label="best")
+    axes[0][0].plot(gens, [e.mean for e in log], label="mean")
+    axes[0][0].set_ylabel("points (+1 / 0 / -2)")
+    axes[0][0].legend()
+    axes[0][1].plot(gens, [e.sigma for e in log], color="tab:green")
+    axes[0][1].set_ylabel("mean sigma of the parents")
+    axes[1][0].plot(gens, [e.king for e in log], color="tab:purple")
+    axes[1][0].set_ylabel("K of the best")
+    axes[1][0].set_ylim(0.9, 3.1)
+    axes[1][1].plot(gens, [e.max_weight for e in log], color="tab:red")
+    axes[1][1].set_ylabel("largest |weight|")
+    for ax in axes[1]:
+        ax.set_xlabel("generation")
+    fig.suptitle(f"Evolving checkers networks (Chellapilla & Fogel 1999): {config}", fontsize=9)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp.png")
+    fig.savefig(tmp, dpi=100)
+    plt.close(fig)
+    os.replace(tmp, path)

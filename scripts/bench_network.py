@@ -1,0 +1,71 @@
+"""Speed of Chellapilla and Fogel's network in the C core, and of their search with it.
+
+    .venv/bin/python scripts/bench_network.py [--positions 200] [--rounds 2000]
+
+Prints network evaluations per second on one core for both presets (the C loop of
+``ckr_network_bench``: no Python per evaluation), and nodes, time and evaluations per move of
+their depth-4 search (``Mode.FOGEL``) from positions of random play.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np
+
+from engine import core
+from engine.board import Board
+from engine.learners.network import Network
+from engine.limits import Limit
+from engine.search import Mode, Searcher
+
+
+def positions(n: int, seed: int) -> list[Board]:
+    rng = random.Random(seed)
+    out: list[Board] = []
+    while len(out) < n:
+        board = Board()
+        for _ in range(rng.randint(0, 60)):
+            if not board.legal_moves:
+                break
+            board.push(rng.choice(board.legal_moves))
+        if board.legal_moves:
+            out.append(board)
+    return out
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
+    p.add_argument("--positions", type=int, default=200)
+    p.add_argument("--rounds", type=int, default=2000)
+    p.add_argument("--searches", type=int, default=100)
+    args = p.parse_args()
+    boards = positions(args.positions, 1999)
+    for preset in ("blondie", "spatial"):
+        net = Network.random(preset, np.random.default_rng(1))
+        ev = net.evaluator()
+        rounds = args.rounds if preset == "blondie" else max(1, args.rounds // 5)
+        _, seconds = core.network_bench(ev.spec, [b.raw for b in boards], rounds)
+        evals = len(boards) * rounds
+        rate = evals / seconds / 1e6
+        print(f"{preset:8} network ({len(net.weights):,} weights): {rate:.2f} M evaluations/s "
+              f"on one core ({evals:,} in {seconds:.2f} s)")
+        searcher = Searcher(ev, mode=Mode.FOGEL, hash_mb=1)
+        nodes, start = 0, time.perf_counter()
+        for board in boards[: args.searches]:
+            nodes += searcher.search(board, Limit(depth=4)).info.nodes
+        wall = time.perf_counter() - start
+        n = min(args.searches, len(boards))
+        print(f"{preset:8} search, depth 4 with their extensions: {nodes / n:,.0f} nodes and "
+              f"{wall / n * 1000:.2f} ms a move ({nodes / wall / 1e6:.2f} M nodes/s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
