@@ -27,6 +27,11 @@ class Mode(enum.Enum):
     SHANNON_A = core.MODE_SHANNON_A
     FOGEL = core.MODE_FOGEL
 
+    @property
+    def text(self) -> str:
+        """The name options and the command line use: ``pvs``, ``samuel``, ``shannon-a``, ``fogel``."""
+        return self.name.lower().replace("_", "-")
+
     @classmethod
     def parse(cls, text: str) -> Mode:
         key = text.strip().lower().replace("-", "_")

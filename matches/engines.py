@@ -81,7 +81,6 @@ INPROC_OPTIONS: tuple[str, ...] = ("evaluator", "mode", "hash", "backend")
 DEFAULT_HASH_MB = 16
 DEFAULT_PORTS: dict[str, int] = {"dxp": 27531, "cb": 27532}
 """What ``samuel serve`` listens on, used when ``host=`` comes without ``port=``."""
-MODE_NAMES: dict[Mode, str] = {Mode.PVS: "pvs", Mode.SAMUEL: "samuel", Mode.SHANNON_A: "shannon-a"}
 
 START_TIMEOUT = 30.0
 """Seconds an engine gets to start, shake hands and take its options."""
@@ -351,7 +350,7 @@ class _Draft:
             raise self.fail(str(exc)) from None
         if "mode" in options:
             try:
-                options["mode"] = MODE_NAMES[Mode.parse(options["mode"])]
+                options["mode"] = Mode.parse(options["mode"]).text
             except SamuelError as exc:
                 raise self.fail(str(exc)) from None
         if "hash" in options:

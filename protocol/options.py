@@ -16,7 +16,7 @@ from engine.search import Mode
 BACKENDS: tuple[str, ...] = ("modern", "704")
 """Engines a session can play with: the modern C core, or Samuel's program on the emulated IBM 704."""
 
-MODES: tuple[str, ...] = ("pvs", "samuel", "shannon-a", "fogel")
+MODES: tuple[str, ...] = tuple(m.text for m in Mode)
 
 
 @dataclass(frozen=True)

@@ -200,9 +200,12 @@ def test_building_a_command_parser_loads_no_engine(name: str) -> None:
 
 def test_constants_repeated_for_a_light_parser_match_their_source() -> None:
     from engine.learners import book_data
+    from engine.search import Mode
+    from samuel import engine_args
     from samuel.commands import agree
 
     assert agree.SPLITS == book_data.SPLITS
+    assert tuple(m.text for m in Mode) == engine_args.MODE_CHOICES
 
 
 def test_eval_help_still_lists_the_evaluators(capsys: pytest.CaptureFixture[str]) -> None:

@@ -208,3 +208,12 @@ def test_ray_plays_the_same_generation() -> None:
     assert [e.best for e in remote.log] == [e.best for e in local.log]
     pairs = zip(remote.parents, local.parents, strict=True)
     assert all(np.array_equal(a.weights, b.weights) for a, b in pairs)
+
+
+def test_the_shipped_champion_is_a_network_usable_by_name() -> None:
+    champion = evaluators.by_name("evolved-blondie")
+    assert champion.spec.kind == core.EVAL_NETWORK and champion.meta["generation"] == 250
+    net = Network.from_evaluator(champion)
+    assert net.preset == "blondie" and 1.0 <= net.king <= 3.0
+    found = Searcher(champion, mode=Mode.FOGEL, hash_mb=1).search(Board(), Limit(depth=4))
+    assert found.best in Board().legal_moves

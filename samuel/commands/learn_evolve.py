@@ -130,7 +130,10 @@ def plot(log: list, path: Path, config: object) -> None:  # type: ignore[type-ar
     axes[1][1].set_ylabel("largest |weight|")
     for ax in axes[1]:
         ax.set_xlabel("generation")
-    fig.suptitle(f"Evolving checkers networks (Chellapilla & Fogel 1999): {config}", fontsize=9)
+    c = config
+    title = (f"{getattr(c, 'preset', '')} preset, {getattr(c, 'network', '')} network, "
+             f"depth {getattr(c, 'depth', '')}, seed {getattr(c, 'seed', '')}")
+    fig.suptitle(f"Evolving checkers networks (Chellapilla & Fogel 1999): {title}", fontsize=10)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp.png")
