@@ -188,6 +188,7 @@ SHIPPED = {
     "samuel-tabulated": core.EVAL_TABULATED,
     "samuel-book-polynomial": core.EVAL_SAMUEL,
     "samuel-alpha": core.EVAL_SAMUEL,
+    "evolved-blondie": core.EVAL_NETWORK,
 }
 
 
