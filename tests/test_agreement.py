@@ -107,3 +107,18 @@ def test_search_scores_at_depth_one(small: book_data.BookPositions) -> None:
     assert a.depth == 1 and a.positions == 4
     with pytest.raises(ValueError):
         agreement.scores(MATERIAL, few, depth=-1)
+
+
+def test_held_out_positions_seen_in_training_are_told_apart() -> None:
+    data = book_data.load(Path(__file__).resolve().parent / "data" / "oca_first60.pdn")
+    train, test = data.split("train"), data.split("test")
+    seen = book_data.seen_in(test, train)
+    assert 0 < seen.sum() < len(test)  # the openings repeat; the rest does not
+    train_keys = {tuple(row) for row in train.pos.tolist()}
+    assert all((tuple(row) in train_keys) == bool(s) for row, s in zip(test.pos.tolist(), seen, strict=True))
+    s = agreement.scores(DEFAULT, test)
+    parts = agreement.breakdown(s, test, seen, bootstrap=0)
+    assert parts["seen"].positions + parts["unseen"].positions == parts["all"].positions == len(test)
+    assert parts["seen"].L + parts["unseen"].L == parts["all"].L
+    whole = agreement.measure_scores(s, test, bootstrap=0)
+    assert whole.c_samuel == parts["all"].c_samuel

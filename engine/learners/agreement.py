@@ -288,6 +288,29 @@ def measure(
     return measure_scores(s, positions, depth=depth, tie_break=tie_break, seed=seed, bootstrap=bootstrap)
 
 
+def breakdown(
+    s: np.ndarray,
+    positions: BookPositions,
+    seen: np.ndarray,
+    *,
+    depth: int = 0,
+    tie_break: str = "none",
+    seed: int = 0,
+    bootstrap: int = 1000,
+) -> dict[str, Agreement]:
+    """The indices on all ``positions``, on those ``seen`` in training, and on the ``unseen`` ones
+    (the honest figure): precomputed per-move scores, split by position."""
+    if tie_break == "random":
+        s = jitter(np.asarray(s, dtype=np.float64), seed)
+    per = compare(np.asarray(s), positions)
+    out = {"all": indices(per, bootstrap=bootstrap, seed=seed, depth=depth, tie_break=tie_break)}
+    for name, mask in (("seen", seen), ("unseen", ~seen)):
+        if mask.any():
+            part = PerPosition(per.lower[mask], per.higher[mask], per.ties[mask], per.game[mask])
+            out[name] = indices(part, bootstrap=bootstrap, seed=seed, depth=depth, tie_break=tie_break)
+    return out
+
+
 def measure_scores(
     s: np.ndarray,
     positions: BookPositions,
@@ -308,6 +331,7 @@ __all__ = [
     "TIE_RULES",
     "Agreement",
     "PerPosition",
+    "breakdown",
     "compare",
     "indices",
     "jitter",

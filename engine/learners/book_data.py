@@ -257,6 +257,19 @@ class BookPositions:
             )
 
 
+def position_keys(positions: BookPositions) -> np.ndarray:
+    """One comparable key per position (its pieces and side to move, 20 bytes)."""
+    rows = np.ascontiguousarray(positions.pos, dtype=np.uint32)
+    return rows.view(np.dtype((np.void, rows.shape[1] * rows.itemsize))).ravel()
+
+
+def seen_in(positions: BookPositions, training: BookPositions) -> np.ndarray:
+    """Per position: does the same position (pieces and side to move) occur in ``training``?  A
+    split by game leaves the openings in both halves, so a held-out game is not held-out data:
+    agreement is honest only on the positions never seen in training."""
+    return np.isin(position_keys(positions), position_keys(training))
+
+
 def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Concatenation of arange(s, s + c) for each (s, c)."""
     total = int(counts.sum())

@@ -86,9 +86,23 @@ def run(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return 2
         s = agreement.scores(evaluator, positions, depth=args.depth, progress=task("scoring"))
+        training = None
+        if args.split == "test":  # which held-out positions the training games hold too
+            training = book_data.load(args.pdn, split="train", limit_games=args.games,
+                                      cache_dir=args.cache_dir, progress=task("reading the training games"))
     a = agreement.measure_scores(s, positions, depth=args.depth, seed=args.seed)
     r = agreement.measure_scores(s, positions, depth=args.depth, tie_break="random", seed=args.seed)
     print(report(evaluator.name, args.pdn, args.split, positions, a, r, args.seed))
+    if training is not None:
+        seen = book_data.seen_in(positions, training)
+        parts = agreement.breakdown(s, positions, seen, depth=args.depth, seed=args.seed)
+        rparts = agreement.breakdown(s, positions, seen, depth=args.depth, tie_break="random", seed=args.seed)
+        for name, label in (("unseen", "never seen in training"), ("seen", "also in the training games")):
+            if name in parts:
+                x, y = parts[name], rparts[name]
+                print(f"{label:<27}  {x.positions:>7} positions: C {x.c_samuel:+.4f} "
+                      f"[{x.c_samuel_ci[0]:+.4f}, {x.c_samuel_ci[1]:+.4f}]  D {x.d:.4f}  "
+                      f"random ties C {y.c_samuel:+.4f}")
     return 0
 
 
