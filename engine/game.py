@@ -88,13 +88,12 @@ def play_game(
     move chosen is checked legal; ``on_move(board, move)`` hears of it after it is played.
     ``draws=False`` plays without repetition and 40-move draws (see ``rule_ending``)."""
     start_fen = board.fen()
-    opening = len(board.move_stack)
     played: list[Move] = []
     while True:
-        ending = rule_ending(board, opening, max_plies, draws=draws)
+        ending = rule_ending(board, draws=draws)
+        if ending is None and max_plies is not None and len(played) >= max_plies:
+            ending = at_cap(board) if at_cap is not None else ("1/2-1/2", f"move cap ({max_plies} plies)")
         if ending is not None:
-            if board.legal_moves and (not draws or board.outcome() is None) and at_cap is not None:
-                ending = at_cap(board)
             break
         chooser = choose if callable(choose) else choose[board.turn]
         move = chooser(board)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import math
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor
 from dataclasses import asdict, dataclass, field
@@ -176,8 +177,6 @@ class Evolution:
     def step(self, openings: Sequence[str] = (START_FEN,), executor: Executor | None = None,
              on_game: Callable[[int, int], None] | None = None) -> GenerationLog:
         """Breed, play and select one generation; returns its log line."""
-        import time
-
         started = time.perf_counter()
         c = self.config
         offspring = [mutate(p, self.rng, c.tau) for p in self.parents]

@@ -14,9 +14,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from concurrent.futures import Executor
+from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from samuel.argtypes import positive_int
+
+if TYPE_CHECKING:
+    from engine.learners.evolve import EvolveConfig, GenerationLog
 
 DEFAULT_OUT = Path("out") / "evolve"
 
@@ -50,6 +56,7 @@ def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type
 
 def run(args: argparse.Namespace) -> int:
     from engine import evaluators
+    from engine.fen import START_FEN
     from engine.learners.evolve import LOG_FILE, META_FILE, Evolution, EvolveConfig, generations
     from matches.openings import ballot_deck
     from samuel.progress import progress
@@ -65,16 +72,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"resuming {args.out} at generation {evolution.generation}")
     else:
         evolution = Evolution.start(config)
-    openings = [o.fen for o in ballot_deck("crossboard")] if config.preset == "modern" else None
+    openings = [o.fen for o in ballot_deck("crossboard")] if config.preset == "modern" else [START_FEN]
     executor = _executor(args)
     target = evolution.generation + args.generations
     try:
         with progress(console=None) as bar:
             task = bar.add_task(f"evolving ({config.preset}, {config.network})", total=args.generations)
-            for entry in generations(evolution, args.generations, executor=executor, save_to=args.out,
-                                     **({"openings": openings} if openings else {})):
+            for entry in generations(evolution, args.generations, openings=openings, executor=executor,
+                                     save_to=args.out):
                 with (args.out / LOG_FILE).open("a", encoding="utf-8") as log:
-                    log.write(json.dumps(entry.__dict__) + "\n")
+                    log.write(json.dumps(asdict(entry)) + "\n")
                 bar.update(task, advance=1)
                 bar.console.print(
                     f"generation {entry.generation}/{target}: best {entry.best:+d}, mean {entry.mean:+.2f}, "
@@ -96,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _executor(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _executor(args: argparse.Namespace) -> Executor | None:
     if args.executor == "ray":
         from matches.ray_pool import RayPool
 
@@ -108,7 +115,7 @@ def _executor(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     return ThreadPoolExecutor(args.workers, thread_name_prefix="samuel-evolve")
 
 
-def plot(log: list, path: Path, config: object) -> None:  # type: ignore[type-arg]
+def plot(log: list[GenerationLog], path: Path, config: EvolveConfig) -> None:
     """Best and mean points, sigma, K and the largest weight against generations."""
     import matplotlib
 
@@ -131,8 +138,7 @@ def plot(log: list, path: Path, config: object) -> None:  # type: ignore[type-ar
     for ax in axes[1]:
         ax.set_xlabel("generation")
     c = config
-    title = (f"{getattr(c, 'preset', '')} preset, {getattr(c, 'network', '')} network, "
-             f"depth {getattr(c, 'depth', '')}, seed {getattr(c, 'seed', '')}")
+    title = f"{c.preset} preset, {c.network} network, depth {c.depth}, seed {c.seed}"
     fig.suptitle(f"Evolving checkers networks (Chellapilla & Fogel 1999): {title}", fontsize=10)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
