@@ -333,9 +333,11 @@ static void terms_of(const ckr_pos *pos, const ckr_pos *parent, uint32_t need, i
     for (int i = 0; i < P_COUNT; i++)
         out[1 + i] = before[i] - now[i];
     /* Samuel's own values (credited to the side that just moved) are the
-     * negations; his connectives split them on sign: A = (value > 0). */
-    int deny = now[P_DENY] - before[P_DENY] > 0, mob = now[P_MOB] - before[P_MOB] > 0;
-    int mobil = now[P_MOBIL] - before[P_MOBIL] > 0, cent = now[P_CENT] - before[P_CENT] > 0;
+     * negations; his connectives split them on sign with A = (value < 0): the
+     * reading under which his published 1959 polynomial agrees with experts
+     * (docs/learners/terms.md has the figures for both). */
+    int deny = now[P_DENY] - before[P_DENY] < 0, mob = now[P_MOB] - before[P_MOB] < 0;
+    int mobil = now[P_MOBIL] - before[P_MOBIL] < 0, cent = now[P_CENT] - before[P_CENT] < 0;
     const int pairs[3][2] = {{deny, mob}, {mobil, deny}, {mobil, cent}};
     for (int k = 0; k < 3; k++) {
         int A = pairs[k][0], B = pairs[k][1];

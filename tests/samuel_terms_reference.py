@@ -295,7 +295,7 @@ def terms(
     out = {"PADV": material(board, turn) - material(board, other(turn))}
     out.update({n: -samuel[n] for n in PARAM_NAMES})
     for a, b, names in CONNECTIVE_PAIRS:
-        A, B = samuel[a] > 0, samuel[b] > 0
+        A, B = samuel[a] < 0, samuel[b] < 0  # the sign reading of docs/learners/terms.md
         for name, value in zip(names, (A and B, A and not B, not A and B, not A and not B), strict=True):
             out[name] = -int(value)
     return {n: out[n] for n in TERM_NAMES}

@@ -288,17 +288,17 @@ def test_connectives_by_hand() -> None:
     # 19x10): MOB 2, DENY 1, MOBIL 1, CENT 1 (passive White man on 19).
     # Samuel's values (now - before): DENY -1, MOB 0, MOBIL +1, CENT 0; ours are the negations.
     assert (t["DENY"], t["MOB"], t["MOBIL"], t["CENT"]) == (1, 0, -1, 0)
-    # DENY-MOB: A false, B false -> DDMM.  MOBIL-DENY: A true, B false -> MODE2 (A.~B).
-    # MOBIL-CENT: A true, B false -> A.~B, which is MOC3 in Samuel's numbering.
+    # A = (Samuel's value < 0).  DENY-MOB: A true, B false -> DEMMO (A.~B).  MOBIL-DENY: A false,
+    # B true -> MODE3 (~A.B).  MOBIL-CENT: A false, B false -> ~A.~B, which is MOC4.
     hits = {n for n in st.CONNECTIVE_NAMES if t[n]}
-    assert hits == {"DDMM", "MODE2", "MOC3"} and all(t[n] == -1 for n in hits)
+    assert hits == {"DEMMO", "MODE3", "MOC4"} and all(t[n] == -1 for n in hits)
 
 
 def test_connectives_rule_on_random_positions() -> None:
     for raw, parent in playout_pairs(seed=7, games=20):
         t = dict(zip(st.TERM_NAMES, st.terms(raw, parent), strict=True))
         for (a, b, names) in ref.CONNECTIVE_PAIRS:
-            A, B = -t[a] > 0, -t[b] > 0
+            A, B = -t[a] < 0, -t[b] < 0  # Samuel's value (-t) below zero
             values = [A and B, A and not B, not A and B, not A and not B]
             assert [t[n] for n in names] == [-int(v) for v in values]
             assert sum(t[n] for n in names) == -1

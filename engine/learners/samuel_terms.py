@@ -12,7 +12,7 @@ the ambiguous ones and the conventions; in short:
   difference ``param(pos) - param(parent)`` credited to the side that just
   moved, negated so that every term is for the side to move.  The 12
   connectives are minus Samuel's 0/1 values (0 or -1), with A = (Samuel's
-  simple term > 0).  Without a parent, the same board with the other side to
+  simple term < 0).  Without a parent, the same board with the other side to
   move stands in for it.
 * An evaluator's score is ``(sum_i w_i * term_i) >> SHIFT`` centi-men, plus
   Samuel's trade-down bonus when the PADV weight is non-zero.
