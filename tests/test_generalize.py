@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -10,11 +12,15 @@ import pytest
 from engine import BLACK, WHITE, Board, evaluators
 from engine.learners import samuel_terms
 from engine.learners.generalize import (
+    FIRST_SERIES_GAMES,
     Alpha,
     SelfPlay,
     SelfPlayConfig,
+    direct_evaluation,
     initial_order,
     initial_search,
+    leading_changes,
+    leading_terms,
     material,
     ratio_changed,
 )
@@ -153,3 +159,127 @@ def test_alpha_colour_alternates_and_beta_is_fixed_within_a_game() -> None:
     assert rec.alpha_color == "white"
     assert sp.beta == (rec.coefficients if rec.adopted else beta_before)
     assert WHITE != BLACK
+
+
+# ---------------------------------------------------------------------------
+# The switchable readings (issue 15): each one recorded in the state, deterministic, and really
+# changing the run.
+
+VARIANTS = [
+    {"tally_limit": 32, "new_term_interval": 0},
+    {"tally_reset": "replacement"},
+    {"exponent_rule": "ratio"},
+    {"min_delta_scale": 0.5},
+    {"padv_scale": 4.0},
+    {"correction_weights": "flat"},
+    {"times_used": "moves"},
+    {"series": 1, "initial_terms": "random", "new_term_interval": 0, "adoption": "win"},
+]
+
+
+def _run(cfg: SelfPlayConfig, games: int = 2) -> str:
+    sp = SelfPlay.start(cfg)
+    for _ in range(games):
+        sp.play_game()
+    return json.dumps(sp.to_dict(), sort_keys=True)
+
+
+@pytest.mark.parametrize("change", VARIANTS, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()))
+def test_each_reading_is_deterministic_recorded_and_resumable(change: dict[str, object]) -> None:
+    cfg = replace(CFG, **change)  # type: ignore[arg-type]
+    a, b = _run(cfg), _run(cfg)
+    assert a == b
+    state = json.loads(a)
+    for key, value in change.items():
+        assert state["config"][key] == value
+    resumed = SelfPlay.from_dict(state)
+    assert resumed.config == cfg and resumed.alpha.rules == cfg.rules()
+    assert resumed.referee.adoption == cfg.adoption
+
+
+def test_the_readings_change_the_learner() -> None:
+    base = _run(CFG)
+    for change in VARIANTS:
+        cfg = replace(CFG, **change)  # type: ignore[arg-type]
+        run = json.loads(_run(cfg))
+        assert run["alpha"] != json.loads(base)["alpha"], change
+
+
+def test_old_states_load_with_todays_readings() -> None:
+    state = json.loads(_run(CFG, games=1))
+    for key in ("tally_limit", "new_term_interval", "tally_reset", "exponent_rule", "min_delta_scale",
+                "padv_scale", "times_used", "correction_weights", "adoption", "series"):
+        del state["config"][key]
+    del state["first_series"]
+    assert SelfPlay.from_dict(state).config == CFG
+
+
+def test_padv_scale_reaches_both_players_and_the_evaluator() -> None:
+    sp = SelfPlay.start(replace(CFG, padv_scale=2.0))
+    assert sp.alpha_evaluator().spec.weights[0] == 2 * samuel_terms.PADV_WEIGHT
+    assert Alpha(sp.alpha).evaluator().spec.weights[0] == 2 * samuel_terms.PADV_WEIGHT
+
+
+def test_first_series_start_plays_our_first_series_then_starts_from_its_terms() -> None:
+    cfg = replace(CFG, initial_terms="first-series")
+    seen = []
+    sp = SelfPlay.start(cfg, on_first_series_game=seen.append)
+    assert len(seen) == FIRST_SERIES_GAMES == 28
+    earlier = SelfPlay.start(cfg.first_series())
+    for _ in range(FIRST_SERIES_GAMES):
+        earlier.play_game()
+    ranked = sorted(earlier.alpha.active, key=lambda t: -abs(t.correlation))
+    assert sp.alpha.names == [t.name for t in ranked]
+    assert sp.alpha.reserve == earlier.alpha.reserve
+    # "no attention was paid to their previously assigned weights"
+    assert set(sp.alpha.coefficients().values()) == {2**18}
+    assert sp.first_series is not None and sp.first_series["games"] == 28
+    assert sp.first_series["won"] + sp.first_series["drawn"] + sp.first_series["lost"] == 28
+    kept = SelfPlay.start(replace(CFG, initial_terms="first-series-weights"))
+    assert kept.alpha.correlations() == {t.name: t.correlation for t in ranked}
+    assert all(t.tally == 0 for t in kept.alpha.active)
+
+
+def test_first_series_config_and_direct_evaluation() -> None:
+    first = CFG.first_series()
+    got = (first.series, first.initial_terms, first.tally_limit, first.new_term_interval, first.adoption)
+    assert got == (1, "random", 8, 0, "win")
+    rules = first.rules()
+    assert (rules.positive_delta, rules.span, rules.initial_eval) == ("all", "one", "direct")
+    alpha = _alpha()
+    board = Board()
+    board.push_many(["11-15", "24-19"])  # a pending jump: the direct score does not play it out
+    score, kept = direct_evaluation(board, alpha.evaluator(), BLACK, 1)
+    assert kept.leaf == board.raw and score == alpha.evaluator().evaluate(board)
+
+
+def test_leading_changes_counts_game_to_game() -> None:
+    sp = SelfPlay.start(CFG)
+    for _ in range(3):
+        sp.play_game()
+    leads = leading_terms(sp.history)
+    assert len(leads) == 3
+    assert leading_changes(sp.history) == sum(a != b for a, b in itertools.pairwise(leads))
+
+
+def test_cli_rule_options_are_kept_in_the_state(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    assert cli_main(["learn", "generalize", "--games", "1", "--depth", "2", "--seed", "3", "--out", str(out),
+                     "--tally-limit", "32", "--new-term-every", "0", "--tally-reset", "replacement",
+                     "--exponent-rule", "ratio", "--min-delta-scale", "0.75", "--padv-scale", "2",
+                     "--correction-weights", "flat", "--adoption", "never", "--series", "1",
+                     "--times-used", "moves"]) == 0
+    cfg = json.loads((out / "state.json").read_text())["config"]
+    assert (cfg["tally_limit"], cfg["new_term_interval"], cfg["tally_reset"], cfg["exponent_rule"],
+            cfg["min_delta_scale"], cfg["padv_scale"], cfg["correction_weights"], cfg["adoption"],
+            cfg["series"], cfg["times_used"]) == \
+        (32, 0, "replacement", "ratio", 0.75, 2.0, "flat", "never", 1, "moves")
+    meta = evaluators.load(out / "samuel-alpha.json").meta
+    assert meta["config"]["exponent_rule"] == "ratio"
+
+
+def test_no_adoption_keeps_betas_starting_polynomial() -> None:
+    sp = SelfPlay.start(replace(CFG, adoption="never"))
+    for _ in range(3):
+        assert not sp.play_game().adopted
+    assert sp.beta == sp.initial

@@ -168,3 +168,97 @@ def test_state_round_trip() -> None:
     assert q == p
     r = Referee(2, 3, 1)
     assert Referee.from_dict(r.to_dict()) == r
+
+
+# ---------------------------------------------------------------------------
+# The switchable readings (issue 15).
+
+
+def test_ratio_exponent_reads_the_text_literally() -> None:
+    # C_max / |C| in [n, n+1) gives 2^(18-n); the leader keeps 2^18.
+    assert gs.ratio_exponent(0.45, 0.45) == 18
+    assert gs.ratio_exponent(0.40, 0.45) == 17  # ratio 1.125: n = 1 (the table has 16)
+    assert gs.ratio_exponent(0.20, 0.45) == 16  # ratio 2.25
+    assert gs.ratio_exponent(0.01, 0.45) == 0  # ratio 45: never below 2^0
+    got = gs.coefficients_from({"A": 0.45, "B": -0.10, "C": 0.0}, "ratio")
+    assert got == {"A": 2**18, "B": -(2**14), "C": 0}
+    assert gs.coefficients_from({"A": 0.45, "B": -0.10}, "round") == {"A": 2**18, "B": -(2**4)}
+
+
+def test_rules_reach_the_polynomial() -> None:
+    p = PolynomialState([TermRecord("A", 0.45), TermRecord("B", 0.10)], [])
+    assert p.coefficients() == {"A": 2**18, "B": 2**4}
+    p.rules = gs.LearningRules(exponent_rule="ratio", min_delta_scale=0.5)
+    assert p.coefficients() == {"A": 2**18, "B": 2**14}
+    assert p.minimum_delta() == 0.5 * (2**18 + 2**14) / 2
+
+
+def test_tally_limit_32_without_a_separate_clock() -> None:
+    p = PolynomialState.start([f"T{i}" for i in range(38)])
+    p.rules = gs.LearningRules(tally_limit=32, new_term_interval=0)
+    p.record("T5").correlation = 0.001
+    for _ in range(31):
+        assert p.tally_move() is None
+    assert p.tally_move() == ("T5", "T16")
+    # The new term (C = 0) is the low term at once: 32 more moves, then it goes.
+    for _ in range(31):
+        assert p.tally_move() is None
+    assert p.tally_move() == ("T16", "T17")
+
+
+def test_tally_8_without_a_clock_is_one_term_every_8_moves() -> None:
+    p = PolynomialState.start([f"T{i}" for i in range(38)])
+    p.rules = gs.LearningRules(new_term_interval=0)
+    p.record("T5").correlation = 0.001
+    swaps = [p.tally_move() for _ in range(16)]
+    assert [i for i, s in enumerate(swaps) if s] == [7, 15]
+
+
+def test_tallies_reset_on_replacement() -> None:
+    for reset, expected in (("never", 5), ("replacement", 0)):
+        p = PolynomialState.start([f"T{i}" for i in range(38)])
+        p.rules = gs.LearningRules(tally_reset=reset)
+        p.record("T5").correlation = 0.001
+        p.record("T9").tally = 5
+        for _ in range(32):
+            p.tally_move()
+        assert "T5" not in p.names
+        assert p.record("T9").tally == expected
+
+
+def test_first_series_positive_delta_corrects_every_contributing_term() -> None:
+    contributions = {"A": 1, "B": -1, "C": 0}
+    assert gs.terms_to_correct(5, 10, contributions) == ["B"]
+    assert gs.terms_to_correct(5, 0, contributions) == []
+    assert gs.terms_to_correct(5, 10, contributions, "all") == ["A", "B"]
+    assert gs.terms_to_correct(-5, 10, contributions, "all") == ["A", "B"]
+
+
+def test_first_series_adoption_after_any_win() -> None:
+    r = Referee(adoption="win")
+    assert [r.record(x)[0] for x in (1, -1, 0, 1)] == [True, False, False, True]
+    r = Referee(adoption="never")
+    assert [r.record(x)[0] for x in (1, 1, 1, 1)] == [False] * 4
+
+
+def test_rules_are_checked() -> None:
+    for bad in ({"tally_limit": 0}, {"new_term_interval": -1}, {"tally_reset": "often"},
+                {"exponent_rule": "floor"}, {"min_delta_scale": -1.0}, {"padv_scale": 0.0},
+                {"span": "two"}, {"initial_eval": "deep"}, {"positive_delta": "some"},
+                {"correction_weights": "double"}, {"times_used": "plays"}):
+        with pytest.raises(ValueError):
+            gs.LearningRules(**bad)  # type: ignore[arg-type]
+
+
+def test_times_used_by_moves_counts_nonzero_moves() -> None:
+    p = PolynomialState([TermRecord("A", 0.0), TermRecord("B", 0.0)], [])
+    for _ in range(40):
+        p.count_nonzero({"A": 1, "B": 0})
+    assert (p.record("A").nonzero, p.record("B").nonzero) == (40, 0)
+    p.rules = gs.LearningRules(times_used="moves")
+    p.correct(-5, 0, {"A": -1, "B": 0}, 1)
+    assert p.record("A").correlation == pytest.approx(1 / 32)  # N = 32 at 40 nonzero moves
+    q = PolynomialState([TermRecord("A", 0.0)], [])
+    q.correct(-5, 0, {"A": -1}, 1)
+    assert q.record("A").correlation == pytest.approx(1 / 16)  # by corrections: the first, N = 16
+    assert PolynomialState.from_dict(p.to_dict()).record("A").nonzero == 40

@@ -17,9 +17,10 @@ Samuel's (up to 2^18), and ``samuel_terms.SHIFT`` converts one into the other.
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine import core
@@ -29,9 +30,14 @@ from engine.game import play_game
 from engine.learners import samuel_terms
 from engine.learners.generalize_state import (
     ACTIVE_TERMS,
+    ADOPTIONS,
+    NEW_TERM_INTERVAL,
+    TALLY_LIMIT,
     Correction,
+    LearningRules,
     PolynomialState,
     Referee,
+    TermRecord,
     correction_weight,
     sign,
     zeroed,
@@ -53,6 +59,10 @@ LEARNABLE_TERMS: tuple[str, ...] = samuel_terms.TERM_NAMES[1:]
 """The 38 terms Alpha chooses among; PADV is "computed separately and, of course, is not altered"."""
 OPENINGS: tuple[str, ...] = ("9-13", "9-14", "10-14", "10-15", "11-15", "11-16", "12-16")
 """Black's seven first moves: "two cycles of the seven different initial moves"."""
+INITIAL_TERMS: tuple[str, ...] = ("samuel", "random", "first-series", "first-series-weights")
+"""The ``--initial-terms`` choices (see ``initial_order`` and ``SelfPlay.start``)."""
+FIRST_SERIES_GAMES = 28
+"""Samuel's first series: "an initial test series of 28 games"."""
 
 # Appendix C's evidence on which terms were worth keeping: the first 12 of the polynomial after
 # 42 games, then the other terms never discarded, then the discarded ones.
@@ -76,12 +86,18 @@ def initial_order(how: str, rng: random.Random) -> list[str]:
         rng.shuffle(order)
         return order
     if how != "samuel":
-        raise ValueError(f"unknown initial term selection {how!r}; choose samuel or random")
+        raise ValueError(f"unknown initial term selection {how!r}; choose samuel or random "
+                         "(first-series starts are made by SelfPlay.start)")
     kept = [n for n in LEARNABLE_TERMS if n not in _PUBLISHED_LEADERS and n not in _DISCARDED]
     leaders, dropped = list(_PUBLISHED_LEADERS), list(_DISCARDED)
     for group in (leaders, kept, dropped):
         rng.shuffle(group)
     return leaders + kept + dropped
+
+
+def padv_weight(rules: LearningRules) -> int:
+    """PADV's fixed coefficient under ``rules``."""
+    return round(samuel_terms.PADV_WEIGHT * rules.padv_scale)
 
 
 def to_score(coefficient_units: float) -> float:
@@ -160,6 +176,15 @@ def initial_search(board: Board, evaluator: Evaluator, alpha: Color, move_no: in
     return score, leaf
 
 
+def direct_evaluation(board: Board, evaluator: Evaluator, alpha: Color, move_no: int) -> tuple[int, Retained]:
+    """The first series' initial board score: the position evaluated as it stands, no search."""
+    raw, parent = board.raw, board.previous_raw
+    score = evaluator.evaluate(board) if board.legal_moves else -core.WIN
+    values = samuel_terms.terms(raw, parent)
+    return score, Retained(raw, parent, 1, dict(zip(samuel_terms.TERM_NAMES, values, strict=True)),
+                           material(raw, alpha), move_no)
+
+
 def pv_material(board: Board, pv: Sequence[Move], alpha: Color) -> tuple[int, int]:
     """Alpha's and the opponent's material at the end of the search's principal variation."""
     work = board.copy()
@@ -209,7 +234,8 @@ class Alpha:
         coefs = self.coefficients()
         key = tuple(sorted(coefs.items()))
         if self._cache is None or self._cache[0] != key:
-            self._cache = (key, samuel_terms.polynomial(coefs, name=self.name))
+            padv = padv_weight(self.poly.rules)
+            self._cache = (key, samuel_terms.polynomial(coefs, name=self.name, padv=padv))
         return self._cache[1]
 
     def new_game(self, color: Color) -> None:
@@ -234,6 +260,8 @@ class Alpha:
         scoring polynomial for the then current board position".
         """
         self._moves_in_game += 1
+        here = samuel_terms.terms(board.raw, board.previous_raw)
+        self.poly.count_nonzero(dict(zip(samuel_terms.TERM_NAMES, here, strict=True)))
         minimum = to_score(self.poly.minimum_delta())
         initial = delta = None
         correction = None
@@ -245,15 +273,19 @@ class Alpha:
             delta = backed_up - initial
             if delta != 0 and abs(delta) >= minimum:
                 changed = ratio_changed(kept.material, pv_material(board, pv, self.color))
-                sure = abs(backed_up) > core.WIN_BOUND or abs(delta) >= 100 * SURE_MEN
-                weight = correction_weight(changed, sure)
+                sure = (abs(backed_up) > core.WIN_BOUND
+                        or abs(delta) >= 100 * SURE_MEN * self.poly.rules.padv_scale)
+                flat = self.poly.rules.correction_weights == "flat"
+                weight = 1 if flat else correction_weight(changed, sure)
                 correction = self.poly.correct(delta, initial, kept.values, weight)
                 self._retained = None
         replaced = self.poly.tally_move()
-        if self._retained is None:
+        rules = self.poly.rules
+        if self._retained is None or rules.span == "one":
             # Recomputed with the corrected polynomial, not the score used to choose the move:
             # "its neglect in the initial stages of these experiments led to oscillations".
-            _, self._retained = initial_search(board, self.evaluator(), self.color, self._moves_in_game)
+            first = initial_search if rules.initial_eval == "search" else direct_evaluation
+            _, self._retained = first(board, self.evaluator(), self.color, self._moves_in_game)
         return MoveLearning(backed_up, initial, delta, minimum, span, correction, replaced)
 
     def penalize(self) -> str:
@@ -310,17 +342,107 @@ class SelfPlayConfig:
     """Minimum ply of Samuel's search (both players)."""
     seed: int = 0
     initial_terms: str = "samuel"
+    """One of ``INITIAL_TERMS``."""
     game_plies: int = GAME_PLIES
     hash_mb: int = 4
+    # The readings that are ours (issue 15); see ``LearningRules``.
+    tally_limit: int = TALLY_LIMIT
+    new_term_interval: int = NEW_TERM_INTERVAL
+    tally_reset: str = "never"
+    exponent_rule: str = "round"
+    min_delta_scale: float = 1.0
+    padv_scale: float = 1.0
+    times_used: str = "corrections"
+    correction_weights: str = "samuel"
+    adoption: str = "majority"
+    """When Beta takes Alpha's polynomial (``Referee.adoption``)."""
+    series: int = 2
+    """2: the second series' procedure; 1: the first series' (every contributing term corrected on
+    a positive delta, a span of one move, the position evaluated directly).  The term-replacement
+    rate is set by ``tally_limit`` and ``new_term_interval``, adoption by ``adoption``."""
+
+    def __post_init__(self) -> None:
+        if self.initial_terms not in INITIAL_TERMS:
+            raise ValueError(f"unknown initial term selection {self.initial_terms!r}; "
+                             f"choose {', '.join(INITIAL_TERMS)}")
+        if self.series not in (1, 2):
+            raise ValueError(f"series {self.series}: choose 1 or 2")
+        if self.adoption not in ADOPTIONS:
+            raise ValueError(f"unknown adoption rule {self.adoption!r}; choose {', '.join(ADOPTIONS)}")
+        self.rules()  # checks the rest
+
+    def rules(self) -> LearningRules:
+        first = self.series == 1
+        return LearningRules(
+            tally_limit=self.tally_limit, new_term_interval=self.new_term_interval,
+            tally_reset=self.tally_reset, exponent_rule=self.exponent_rule,
+            min_delta_scale=self.min_delta_scale, padv_scale=self.padv_scale,
+            correction_weights=self.correction_weights, times_used=self.times_used,
+            positive_delta="all" if first else "selected", span="one" if first else "grow",
+            initial_eval="direct" if first else "search",
+        )
+
+    def first_series(self) -> SelfPlayConfig:
+        """The configuration of our first series for this run: the first series' procedure, an
+        arbitrary (seeded) selection of 16 terms, a new term whenever a tally reaches 8 ("one
+        every eight moves") and Beta adopting after any Alpha win; search, seed and our other
+        readings as in this run."""
+        return replace(self, initial_terms="random", series=1, tally_limit=TALLY_LIMIT, new_term_interval=0,
+                       adoption="win")
 
     def to_dict(self) -> dict[str, Any]:
         return {"depth": self.depth, "seed": self.seed, "initial_terms": self.initial_terms,
-                "game_plies": self.game_plies, "hash_mb": self.hash_mb}
+                "game_plies": self.game_plies, "hash_mb": self.hash_mb,
+                "tally_limit": self.tally_limit, "new_term_interval": self.new_term_interval,
+                "tally_reset": self.tally_reset, "exponent_rule": self.exponent_rule,
+                "min_delta_scale": self.min_delta_scale, "padv_scale": self.padv_scale,
+                "times_used": self.times_used, "correction_weights": self.correction_weights,
+                "adoption": self.adoption,
+                "series": self.series}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> SelfPlayConfig:
+        """A saved config; states from before issue 15 lack the rule fields and get the defaults."""
+        base = cls()
         return cls(int(d["depth"]), int(d["seed"]), str(d["initial_terms"]), int(d["game_plies"]),
-                   int(d["hash_mb"]))
+                   int(d["hash_mb"]),
+                   tally_limit=int(d.get("tally_limit", base.tally_limit)),
+                   new_term_interval=int(d.get("new_term_interval", base.new_term_interval)),
+                   tally_reset=str(d.get("tally_reset", base.tally_reset)),
+                   exponent_rule=str(d.get("exponent_rule", base.exponent_rule)),
+                   min_delta_scale=float(d.get("min_delta_scale", base.min_delta_scale)),
+                   padv_scale=float(d.get("padv_scale", base.padv_scale)),
+                   times_used=str(d.get("times_used", base.times_used)),
+                   correction_weights=str(d.get("correction_weights", base.correction_weights)),
+                   adoption=str(d.get("adoption", base.adoption)),
+                   series=int(d.get("series", base.series)))
+
+
+def first_series_start(earlier: PolynomialState, keep_weights: bool = False) -> PolynomialState:
+    """The second series' start from the first series' outcome.
+
+    "In order to reduce the learning time, the initial selection of terms was made on the basis of
+    the results obtained during the earlier tests, but no attention was paid to their previously
+    assigned weights."  The first series' active terms, by falling |C|, then its reserve list in
+    order; all with equal weights.  ``keep_weights`` (not Samuel's) carries each active term's
+    correlation and counts of use over instead; tallies and the run's counters start again.
+    """
+    ranked = sorted(earlier.active, key=lambda t: -abs(t.correlation))  # stable: ties keep their order
+    if not keep_weights:
+        return PolynomialState.start([t.name for t in ranked] + list(earlier.reserve), ACTIVE_TERMS)
+    return PolynomialState([TermRecord(t.name, t.correlation, t.uses, 0, t.nonzero) for t in ranked],
+                           list(earlier.reserve))
+
+
+def leading_terms(history: Sequence[LearningGame]) -> list[str]:
+    """The leading term (largest |C|, the first on a tie) after each game."""
+    return [max(g.correlations, key=lambda n: abs(g.correlations[n])) for g in history]
+
+
+def leading_changes(history: Sequence[LearningGame]) -> int:
+    """How often the leading term after a game differs from the one after the game before."""
+    leads = leading_terms(history)
+    return sum(a != b for a, b in itertools.pairwise(leads))
 
 
 def _rng_state(rng: random.Random) -> list[Any]:
@@ -348,13 +470,36 @@ class SelfPlay:
     openings: list[str] = field(default_factory=list)
     """The rest of the current cycle of first moves."""
     history: list[LearningGame] = field(default_factory=list)
+    first_series: dict[str, Any] | None = None
+    """For a ``first-series`` start: our first series' config, results, final correlations (in
+    active order) and reserve list."""
 
     @classmethod
-    def start(cls, config: SelfPlayConfig) -> SelfPlay:
+    def start(cls, config: SelfPlayConfig,
+              on_first_series_game: Callable[[LearningGame], None] | None = None) -> SelfPlay:
+        """A new run.  A ``first-series`` start first plays our first series (``FIRST_SERIES_GAMES``
+        games under ``config.first_series()``) and begins from its outcome."""
         rng = random.Random(config.seed)
-        poly = PolynomialState.start(initial_order(config.initial_terms, rng), ACTIVE_TERMS)
+        first: dict[str, Any] | None = None
+        if config.initial_terms in ("first-series", "first-series-weights"):
+            earlier = cls.start(config.first_series())
+            for _ in range(FIRST_SERIES_GAMES):
+                rec = earlier.play_game()
+                if on_first_series_game is not None:
+                    on_first_series_game(rec)
+            keep = config.initial_terms == "first-series-weights"
+            poly = first_series_start(earlier.alpha, keep_weights=keep)
+            results = [g.result for g in earlier.history]
+            first = {"config": earlier.config.to_dict(), "games": earlier.games,
+                     "won": results.count(1), "drawn": results.count(0), "lost": results.count(-1),
+                     "leading_changes": leading_changes(earlier.history),
+                     "correlations": earlier.alpha.correlations(), "reserve": list(earlier.alpha.reserve)}
+        else:
+            poly = PolynomialState.start(initial_order(config.initial_terms, rng), ACTIVE_TERMS)
+        poly.rules = config.rules()
         coefs = poly.coefficients()
-        return cls(config, poly, dict(coefs), dict(coefs), rng=rng)
+        return cls(config, poly, dict(coefs), dict(coefs), referee=Referee(adoption=config.adoption),
+                   rng=rng, first_series=first)
 
     @property
     def games(self) -> int:
@@ -375,21 +520,28 @@ class SelfPlay:
             "rng": _rng_state(self.rng),
             "openings": list(self.openings),
             "history": [g.to_dict() for g in self.history],
+            "first_series": self.first_series,
         }
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> SelfPlay:
         if d.get("version") != STATE_VERSION:
             raise ValueError(f"state version {d.get('version')!r}, expected {STATE_VERSION}")
+        config = SelfPlayConfig.from_dict(d["config"])
+        alpha = PolynomialState.from_dict(d["alpha"])
+        alpha.rules = config.rules()
+        referee = Referee.from_dict(d["referee"])
+        referee.adoption = config.adoption
         return cls(
-            config=SelfPlayConfig.from_dict(d["config"]),
-            alpha=PolynomialState.from_dict(d["alpha"]),
+            config=config,
+            alpha=alpha,
             beta={str(k): int(v) for k, v in d["beta"].items()},
             initial={str(k): int(v) for k, v in d["initial"].items()},
-            referee=Referee.from_dict(d["referee"]),
+            referee=referee,
             rng=_rng_from(d["rng"]),
             openings=[str(o) for o in d["openings"]],
             history=[LearningGame.from_dict(g) for g in d["history"]],
+            first_series=d.get("first_series"),
         )
 
     # ---- playing ----
@@ -413,7 +565,8 @@ class SelfPlay:
         opening = self._next_opening()
         alpha = Alpha(self.alpha)
         alpha.new_game(alpha_color)
-        beta_eval = samuel_terms.polynomial(self.beta, name="samuel-beta")
+        padv = padv_weight(self.alpha.rules)
+        beta_eval = samuel_terms.polynomial(self.beta, name="samuel-beta", padv=padv)
         s_alpha = Searcher(alpha.evaluator(), mode=Mode.SAMUEL, hash_mb=cfg.hash_mb)
         s_beta = Searcher(beta_eval, mode=Mode.SAMUEL, hash_mb=cfg.hash_mb)
         limit = Limit(depth=cfg.depth)
@@ -467,7 +620,7 @@ class SelfPlay:
         return record
 
     def alpha_evaluator(self, name: str = "samuel-alpha") -> Evaluator:
-        ev = samuel_terms.polynomial(self.alpha.coefficients(), name=name)
+        ev = samuel_terms.polynomial(self.alpha.coefficients(), name=name, padv=padv_weight(self.alpha.rules))
         return Evaluator(ev.name, ev.spec, self.meta())
 
     def meta(self) -> dict[str, Any]:

@@ -45,6 +45,79 @@ INITIAL_CORRELATION = 1.0 / FIRST_N
 """The starting terms' correlation: all equal, so all get the same coefficient ("all terms were
 assigned equal weights"), positive, the size of one first correction."""
 
+EXPONENT_RULES = ("round", "ratio")
+TALLY_RESETS = ("never", "replacement")
+ADOPTIONS = ("majority", "win", "never")
+TIMES_USED = ("corrections", "moves")
+CORRECTION_WEIGHTS = ("samuel", "flat")
+
+
+@dataclass(frozen=True)
+class LearningRules:
+    """The readings of Samuel's rules that are ours, each switchable (issue 15).
+
+    The defaults are the readings docs/learners/generalization.md defends; every other value is an
+    alternative reading that really changes the learner, so it can be measured against them.
+    """
+
+    tally_limit: int = TALLY_LIMIT
+    """A term becomes due for replacement when its low-term tally reaches this."""
+    new_term_interval: int = NEW_TERM_INTERVAL
+    """A new term enters at most once per this many Alpha moves; 0: no separate clock, a term is
+    replaced as soon as its tally reaches the limit (so ``tally_limit`` 32 is the other reading of
+    "one every 32 moves")."""
+    tally_reset: str = "never"
+    """``never``: a tally keeps counting until its term is replaced; ``replacement``: every active
+    term's tally goes back to zero when any term is replaced."""
+    exponent_rule: str = "round"
+    """``round``: power = round(18 |C| / C_max) (reproduces Appendix C); ``ratio``: the text read
+    literally, a coefficient ratio of 2^n to the leader when C_max / |C| is in [n, n+1)."""
+    min_delta_scale: float = 1.0
+    """The minimum delta is this times the average coefficient (Samuel reduced it "by a small
+    amount" in the second series, giving no figure)."""
+    padv_scale: float = 1.0
+    """PADV's fixed coefficient is this times ``samuel_terms.PADV_WEIGHT`` (a man = 100 centi-men
+    at 1): the scale of piece advantage against the 2^18 of the leading term, which Samuel does
+    not give."""
+    positive_delta: str = "selected"
+    """``selected``: the second series' rule for delta > 0; ``all``: the first series', every
+    contributing term is corrected whatever the sign of delta."""
+    span: str = "grow"
+    """``grow``: the second series' span, kept until |delta| exceeds the minimum; ``one``: the first
+    series', delta always against the previous Alpha move."""
+    initial_eval: str = "search"
+    """``search``: the second series' rudimentary search through jumps; ``direct``: the first
+    series', the position evaluated as it stands."""
+    times_used: str = "corrections"
+    """The count whose power of two is N in C_N = C_{N-1} - (C_{N-1} ± 1)/N.  ``corrections``: the
+    times the term's correlation was corrected ("times adjusted"); ``moves``: the Alpha moves at
+    which the term was in the polynomial with a nonzero value ("the number of times that each
+    particular term has been used and has had a nonzero value"; "at any stage of play defined as
+    the Nth move"), which grows much faster, so corrections shrink sooner."""
+    correction_weights: str = "samuel"
+    """``samuel``: corrections doubled on a change in the piece ratio and quadrupled for an almost
+    sure win or loss (as we read those); ``flat``: every correction counts once."""
+
+    def __post_init__(self) -> None:
+        if self.tally_limit < 1 or self.new_term_interval < 0:
+            raise ValueError("the tally limit must be at least 1 and the new-term interval at least 0")
+        if self.tally_reset not in TALLY_RESETS:
+            raise ValueError(f"unknown tally reset {self.tally_reset!r}; choose {', '.join(TALLY_RESETS)}")
+        if self.exponent_rule not in EXPONENT_RULES:
+            raise ValueError(f"unknown exponent rule {self.exponent_rule!r}; "
+                             f"choose {', '.join(EXPONENT_RULES)}")
+        if not self.min_delta_scale >= 0.0:
+            raise ValueError("the minimum-delta scale must be at least 0")
+        if not self.padv_scale > 0.0:
+            raise ValueError("the piece-advantage scale must be positive")
+        for name, value, allowed in (("positive-delta rule", self.positive_delta, ("selected", "all")),
+                                     ("span rule", self.span, ("grow", "one")),
+                                     ("initial evaluation", self.initial_eval, ("search", "direct")),
+                                     ("correction weighting", self.correction_weights, CORRECTION_WEIGHTS),
+                                     ("times-used count", self.times_used, TIMES_USED)):
+            if value not in allowed:
+                raise ValueError(f"unknown {name} {value!r}; choose {' or '.join(allowed)}")
+
 
 # ---------------------------------------------------------------------------
 # Correlation coefficients.
@@ -104,7 +177,22 @@ def exponent(c: float, c_max: float) -> int:
     return math.floor(MAX_EXPONENT * abs(c) / c_max + 0.5)
 
 
-def coefficient(c: float, c_max: float) -> int:
+def ratio_exponent(c: float, c_max: float) -> int:
+    """The power of two by the text read literally, against the leading term.
+
+    "if the ratio of two correlation coefficients is equal to or larger than n but less than n+1,
+    where n is an integer, then the ratio of the two term coefficients is set equal to 2^n": with
+    r = c_max / |c| in [n, n+1), the coefficient is 2^(18 - n).  The leader (and any term tied with
+    it) has the "prescribed maximum", 2^18; the power never goes below 0.
+    """
+    if c_max <= 0.0 or c == 0.0:
+        return 0
+    if abs(c) >= c_max:
+        return MAX_EXPONENT
+    return max(0, MAX_EXPONENT - math.floor(c_max / abs(c)))
+
+
+def coefficient(c: float, c_max: float, rule: str = "round") -> int:
     """Signed power of two from a correlation; 0 for a term with no correlation yet.
 
     "The coefficient for the polynomial term ... with the then largest correlation coefficient is set
@@ -114,14 +202,14 @@ def coefficient(c: float, c_max: float) -> int:
     """
     if c == 0.0 or c_max <= 0.0:
         return 0
-    power = 1 << exponent(c, c_max)
+    power = 1 << (ratio_exponent(c, c_max) if rule == "ratio" else exponent(c, c_max))
     return power if c > 0 else -power
 
 
-def coefficients_from(correlations: Mapping[str, float]) -> dict[str, int]:
-    """The polynomial's coefficients from its terms' correlations."""
+def coefficients_from(correlations: Mapping[str, float], rule: str = "round") -> dict[str, int]:
+    """The polynomial's coefficients from its terms' correlations (``rule``: see ``LearningRules``)."""
     c_max = max((abs(c) for c in correlations.values()), default=0.0)
-    return {name: coefficient(c, c_max) for name, c in correlations.items()}
+    return {name: coefficient(c, c_max, rule) for name, c in correlations.items()}
 
 
 def minimum_delta(coefficients: Iterable[int]) -> float:
@@ -145,7 +233,8 @@ def sign(x: float) -> int:
     return (x > 0) - (x < 0)
 
 
-def terms_to_correct(delta: float, initial_score: float, contributions: Mapping[str, int]) -> list[str]:
+def terms_to_correct(delta: float, initial_score: float, contributions: Mapping[str, int],
+                     positive_delta: str = "selected") -> list[str]:
     """Which terms' correlations a correction changes (the second series' rule).
 
     ``contributions`` are the signs of each term's contribution in the retained polynomial of the
@@ -159,9 +248,10 @@ def terms_to_correct(delta: float, initial_score: float, contributions: Mapping[
     No changes were made to coefficients associated with terms which happened to be zero.  For the
     negative delta case, changes were made to the coefficients of all contributing terms, just as
     before."  A positive delta on a polynomial assumed to be zero fits neither case: nothing changes.
+    ``positive_delta="all"`` is the first series' rule: every contributing term, whatever delta.
     """
     nonzero = [n for n, s in contributions.items() if s != 0]
-    if delta < 0:
+    if delta < 0 or positive_delta == "all":
         return nonzero
     if initial_score > 0:
         return [n for n in nonzero if contributions[n] < 0]
@@ -185,6 +275,8 @@ class TermRecord:
     """Times the term has been used with a nonzero value (Samuel's "times adjusted")."""
     tally: int = 0
     """Low-term tally."""
+    nonzero: int = 0
+    """Alpha moves at which the term was active and nonzero (the ``times_used="moves"`` count)."""
 
     @property
     def sign(self) -> str:
@@ -222,6 +314,8 @@ class PolynomialState:
     corrections: int = 0
     """Sets of adjustments made ("a total of 1039 different sets of adjustments")."""
     discards: list[Discard] = field(default_factory=list)
+    rules: LearningRules = field(default_factory=LearningRules, compare=False)
+    """How it learns; not saved with the polynomial (a run's config keeps it)."""
 
     @classmethod
     def start(cls, order: Sequence[str], active: int = ACTIVE_TERMS) -> PolynomialState:
@@ -252,10 +346,10 @@ class PolynomialState:
 
     def coefficients(self) -> dict[str, int]:
         """Current coefficients of the active terms (PADV is not among them: it is fixed)."""
-        return coefficients_from(self.correlations())
+        return coefficients_from(self.correlations(), self.rules.exponent_rule)
 
     def minimum_delta(self) -> float:
-        return minimum_delta(self.coefficients().values())
+        return self.rules.min_delta_scale * minimum_delta(self.coefficients().values())
 
     def leading(self) -> TermRecord:
         """The term with the largest correlation magnitude (the first one on a tie)."""
@@ -274,15 +368,23 @@ class PolynomialState:
         contributions = {
             t.name: sign(term_values.get(t.name, 0)) * (-1 if t.correlation < 0 else 1) for t in self.active
         }
-        chosen = terms_to_correct(delta, initial_score, contributions)
+        chosen = terms_to_correct(delta, initial_score, contributions, self.rules.positive_delta)
         d = sign(delta)
+        by_moves = self.rules.times_used == "moves"
         for name in chosen:
             t = self.record(name)
             t.uses += 1
-            t.correlation = correlation_step(t.correlation, sign(term_values[name]) == d, t.uses, weight)
+            count = t.nonzero if by_moves else t.uses
+            t.correlation = correlation_step(t.correlation, sign(term_values[name]) == d, count, weight)
         if chosen:
             self.corrections += 1
         return Correction(tuple(chosen), weight)
+
+    def count_nonzero(self, term_values: Mapping[str, int]) -> None:
+        """One Alpha move: count the active terms that are nonzero in the position it moves from."""
+        for t in self.active:
+            if term_values.get(t.name, 0):
+                t.nonzero += 1
 
     def low_term(self) -> TermRecord:
         """The active term with the lowest correlation magnitude (fewest uses, then oldest, on ties)."""
@@ -298,14 +400,16 @@ class PolynomialState:
         from the head of the reserve list.  This new term enters the polynomial with zero values for
         its correlation coefficient, times used, and low-tally count."  The second series introduces
         a new term only once every 32 moves: a term at the limit waits for that, and the one to go
-        is the lowest-correlation term among those at the limit.
+        is the lowest-correlation term among those at the limit.  (``rules`` sets the limit, the
+        interval, 0 for none, and whether all tallies restart after a replacement.)
         """
+        rules = self.rules
         self.moves += 1
         self.moves_since_new_term += 1
         self.low_term().tally += 1
-        if self.moves_since_new_term < NEW_TERM_INTERVAL or not self.reserve:
+        if self.moves_since_new_term < rules.new_term_interval or not self.reserve:
             return None
-        due = [(i, t) for i, t in enumerate(self.active) if t.tally >= TALLY_LIMIT]
+        due = [(i, t) for i, t in enumerate(self.active) if t.tally >= rules.tally_limit]
         if not due:
             return None
         index, out = min(due, key=lambda it: (abs(it[1].correlation), -it[1].tally, it[1].uses, it[0]))
@@ -315,6 +419,9 @@ class PolynomialState:
         self.active.append(TermRecord(incoming))
         self.discards.append(Discard(out.name, out.uses, self.moves))
         self.moves_since_new_term = 0
+        if rules.tally_reset == "replacement":
+            for t in self.active:
+                t.tally = 0
         return out.name, incoming
 
     def zero_leading(self) -> str:
@@ -331,8 +438,8 @@ class PolynomialState:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "active": [{"name": t.name, "correlation": t.correlation, "uses": t.uses, "tally": t.tally}
-                       for t in self.active],
+            "active": [{"name": t.name, "correlation": t.correlation, "uses": t.uses, "tally": t.tally,
+                        "nonzero": t.nonzero} for t in self.active],
             "reserve": list(self.reserve),
             "moves": self.moves,
             "moves_since_new_term": self.moves_since_new_term,
@@ -343,7 +450,8 @@ class PolynomialState:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> PolynomialState:
         return cls(
-            active=[TermRecord(str(t["name"]), float(t["correlation"]), int(t["uses"]), int(t["tally"]))
+            active=[TermRecord(str(t["name"]), float(t["correlation"]), int(t["uses"]), int(t["tally"]),
+                               int(t.get("nonzero", 0)))
                     for t in d["active"]],
             reserve=[str(n) for n in d["reserve"]],
             moves=int(d["moves"]),
@@ -373,6 +481,11 @@ class Referee:
     black_marks: int = 0
     games_since_adoption: int = 0
     wins_since_adoption: int = 0
+    adoption: str = field(default="majority", compare=False)
+    """``majority``: the second series' rule; ``win``: the first series', Beta adopts after any
+    game Alpha wins; ``never``: Beta keeps the starting polynomial (what "a programming error
+    immobilized the adoption procedure during part of the tests" did).  Not saved: the run's config
+    keeps it."""
 
     def record(self, alpha_result: int) -> tuple[bool, bool]:
         """Record a game (+1 Alpha won or was ahead, 0 even, -1 Beta).  Returns (adopt, penalize).
@@ -389,8 +502,11 @@ class Referee:
             if self.black_marks >= BLACK_MARK_LIMIT:
                 self.black_marks = 0
                 penalize = True
-        adopt = (self.wins_since_adoption >= MIN_ADOPTION_WINS
-                 and 2 * self.wins_since_adoption > self.games_since_adoption)
+        if self.adoption == "majority":
+            adopt = (self.wins_since_adoption >= MIN_ADOPTION_WINS
+                     and 2 * self.wins_since_adoption > self.games_since_adoption)
+        else:
+            adopt = self.adoption == "win" and alpha_result > 0
         if adopt:
             self.games_since_adoption = 0
             self.wins_since_adoption = 0

@@ -21,8 +21,26 @@ from typing import Any
 
 from engine import evaluators
 from engine.errors import OptionError
-from engine.learners.generalize import GAME_PLIES, LearningGame, MoveLearning, SelfPlay, SelfPlayConfig
-from engine.learners.generalize_state import exponent
+from engine.learners.generalize import (
+    FIRST_SERIES_GAMES,
+    GAME_PLIES,
+    INITIAL_TERMS,
+    LearningGame,
+    MoveLearning,
+    SelfPlay,
+    SelfPlayConfig,
+    leading_changes,
+)
+from engine.learners.generalize_state import (
+    ADOPTIONS,
+    CORRECTION_WEIGHTS,
+    EXPONENT_RULES,
+    NEW_TERM_INTERVAL,
+    TALLY_LIMIT,
+    TALLY_RESETS,
+    TIMES_USED,
+    coefficient,
+)
 from samuel.progress import progress as make_progress
 
 DEFAULT_OUT = Path("out") / "generalize"
@@ -40,11 +58,42 @@ def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type
                    help="seed of the run (default 0; a state keeps its own)")
     p.add_argument("--depth", type=int, default=None,
                    help="minimum ply of Samuel's search for both players (default 4)")
-    p.add_argument("--initial-terms", choices=("samuel", "random"), default=None,
-                   help="first 16 terms: from Appendix C's survivors (second series, default) or a "
-                        "seeded arbitrary pick (first series)")
+    p.add_argument("--initial-terms", choices=INITIAL_TERMS, default=None,
+                   help="first 16 terms: from Appendix C's survivors (default); a seeded arbitrary pick "
+                        f"(first series); first-series: play our own {FIRST_SERIES_GAMES}-game first "
+                        "series first and start from its terms at equal weights, as Samuel did; "
+                        "first-series-weights: the same, keeping its correlations")
     p.add_argument("--game-plies", type=int, default=None,
                    help=f"stop and judge a game after this many moves (default {GAME_PLIES})")
+    rules = p.add_argument_group("readings that are ours (issue 15; a state keeps its own)")
+    rules.add_argument("--tally-limit", type=int, default=None, metavar="T",
+                       help=f"a term is due for replacement at this low-term tally (default {TALLY_LIMIT})")
+    rules.add_argument("--new-term-every", type=int, default=None, metavar="M",
+                       help=f"at most one new term per M Alpha moves (default {NEW_TERM_INTERVAL}); 0: no "
+                            "separate clock, replace as soon as a tally reaches the limit")
+    rules.add_argument("--tally-reset", choices=TALLY_RESETS, default=None,
+                       help="never (default): tallies count until their term goes; replacement: all "
+                            "tallies restart whenever a term is replaced")
+    rules.add_argument("--exponent-rule", choices=EXPONENT_RULES, default=None,
+                       help="round (default): power round(18 C/Cmax), Appendix C's table; ratio: the "
+                            "text, 2^n below the leader when Cmax/C is in [n, n+1)")
+    rules.add_argument("--min-delta-scale", type=float, default=None, metavar="F",
+                       help="minimum delta = F times the average coefficient (default 1)")
+    rules.add_argument("--padv-scale", type=float, default=None, metavar="F",
+                       help="piece advantage's fixed coefficient times F (default 1: a man is worth "
+                            "100 centi-men, one unit of a 2^18 term 32)")
+    rules.add_argument("--times-used", choices=TIMES_USED, default=None,
+                       help="N of the correlation update counts corrections (default) or the moves at "
+                            "which the term was nonzero")
+    rules.add_argument("--correction-weights", choices=CORRECTION_WEIGHTS, default=None,
+                       help="samuel (default): doubled on a change in piece ratio, quadrupled for an "
+                            "almost sure outcome; flat: every correction counts once")
+    rules.add_argument("--adoption", choices=ADOPTIONS, default=None,
+                       help="when Beta takes Alpha's polynomial: majority (default, second series), "
+                            "win (first series), never (Samuel's immobilized adoption)")
+    rules.add_argument("--series", type=int, choices=(1, 2), default=None,
+                       help="2 (default): the second series' procedure; 1: the first series' (all "
+                            "contributing terms on delta > 0, a span of one move, no initial search)")
     p.add_argument("--state", type=Path, default=None, help="state file (default OUT/state.json)")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
     p.add_argument("--name", default="samuel-alpha",
@@ -76,9 +125,10 @@ def leading_table(run: SelfPlay, count: int = 12) -> list[str]:
     """Appendix C's table for the current polynomial: term, correlation, sign, power of 2, uses."""
     active = sorted(run.alpha.active, key=lambda t: -abs(t.correlation))
     c_max = max((abs(t.correlation) for t in active), default=0.0)
+    rule = run.alpha.rules.exponent_rule
     lines = [f"{'term':<7} {'corr':>6} {'sign':>4} {'power':>5} {'adjusted':>8}"]
     for t in active[:count]:
-        power = str(exponent(t.correlation, c_max)) if t.correlation else "-"
+        power = str(abs(coefficient(t.correlation, c_max, rule)).bit_length() - 1) if t.correlation else "-"
         lines.append(f"{t.name:<7} {abs(t.correlation):6.3f} {t.sign:>4} {power:>5} {t.uses:>8}")
     return lines
 
@@ -144,6 +194,15 @@ def _tally(history: list[LearningGame]) -> str:
     return f"Alpha +{w} ={len(history) - w - lo} -{lo}"
 
 
+def _rule_args(args: argparse.Namespace) -> dict[str, Any]:
+    """The rule options as ``SelfPlayConfig`` fields (None: not given)."""
+    return {"tally_limit": args.tally_limit, "new_term_interval": args.new_term_every,
+            "tally_reset": args.tally_reset, "exponent_rule": args.exponent_rule,
+            "min_delta_scale": args.min_delta_scale, "padv_scale": args.padv_scale,
+            "times_used": args.times_used, "correction_weights": args.correction_weights,
+            "adoption": args.adoption, "series": args.series}
+
+
 def run(args: argparse.Namespace) -> int:
     # rich here, not at the top: building the parser should not load it.
     from rich.console import Console
@@ -160,7 +219,7 @@ def run(args: argparse.Namespace) -> int:
     if state_path.exists():
         sp = load_state(state_path)
         given = {"seed": args.seed, "depth": args.depth, "initial_terms": args.initial_terms,
-                 "game_plies": args.game_plies}
+                 "game_plies": args.game_plies, **_rule_args(args)}
         kept = sp.config.to_dict()
         for key, value in given.items():
             if value is not None and value != kept[key]:
@@ -168,15 +227,26 @@ def run(args: argparse.Namespace) -> int:
                               f"keeping it (ignoring {value})[/]")
         console.print(f"resuming {state_path}: {sp.games} games played")
     else:
-        cfg = SelfPlayConfig(
-            depth=args.depth if args.depth is not None else 4,
-            seed=args.seed if args.seed is not None else 0,
-            initial_terms=args.initial_terms or "samuel",
-            game_plies=args.game_plies or GAME_PLIES,
-        )
+        try:
+            cfg = SelfPlayConfig(
+                depth=args.depth if args.depth is not None else 4,
+                seed=args.seed if args.seed is not None else 0,
+                initial_terms=args.initial_terms or "samuel",
+                game_plies=args.game_plies or GAME_PLIES,
+                **{k: v for k, v in _rule_args(args).items() if v is not None},
+            )
+        except ValueError as exc:
+            raise OptionError(str(exc)) from None
         if cfg.depth < 1 or cfg.game_plies < 1:
             raise OptionError("--depth and --game-plies must be at least 1")
+        if cfg.initial_terms.startswith("first-series"):
+            console.print(f"playing our first series ({FIRST_SERIES_GAMES} games) "
+                          "to choose the starting terms")
         sp = SelfPlay.start(cfg)
+        if sp.first_series is not None:
+            f = sp.first_series
+            console.print(f"first series: Alpha +{f['won']} ={f['drawn']} -{f['lost']}, "
+                          f"{f['leading_changes']} leading-term changes")
         save_outputs(sp, state_path, eval_path, args.name)
 
     todo = max(0, args.games - sp.games)
@@ -215,6 +285,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"adoptions    {adoptions} (Beta took Alpha's polynomial)   black-mark penalties {len(penalties)}"
           + (f" ({', '.join(p for p in penalties if p)})" if penalties else ""))
     print(f"corrections  {sp.alpha.corrections} sets of adjustments over {sp.alpha.moves} Alpha moves")
+    print(f"leading term changed {leading_changes(h)} times (after a game against the game before)")
     print("polynomial   " + "\n             ".join(leading_table(sp)))
     dropped = ", ".join(f"{d.name} {d.uses}" for d in sp.alpha.discards)
     print(f"discarded    {dropped or 'none'}")
