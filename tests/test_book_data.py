@@ -78,6 +78,23 @@ def test_split_is_fixed_disjoint_and_complete(small: book_data.BookPositions) ->
     assert np.array_equal(again.move_from, train.move_from)
 
 
+def test_unseen_split_and_validation_share_no_position_with_training(
+        small: book_data.BookPositions, tmp_path: Path) -> None:
+    train, test = small.split("train"), small.split("test")
+    unseen = small.split("unseen")
+    keys = set(book_data.position_keys(train).tolist())
+    assert 0 < len(unseen) < len(test)  # the opening positions of game 10 are in the others
+    assert not keys & set(book_data.position_keys(unseen).tolist())
+    held = set(book_data.position_keys(test).tolist())
+    assert {k for k in held if k not in keys} == set(book_data.position_keys(unseen).tolist())
+    for loaded in (book_data.extract(SMALL, split="unseen"),
+                   book_data.load(SMALL, split="unseen", cache_dir=tmp_path)):
+        assert np.array_equal(loaded.pos, unseen.pos) and np.array_equal(loaded.book, unseen.book)
+    fit, check = book_data.validation(train)
+    assert set(check.game.tolist()) <= {1} and set(fit.game.tolist()) == {3, 4, 5, 6, 7, 8, 9}
+    assert not set(book_data.position_keys(fit).tolist()) & set(book_data.position_keys(check).tolist())
+
+
 def test_take_keeps_moves_with_their_positions(small: book_data.BookPositions) -> None:
     sub = small.take(np.array([5, 2]))
     assert sub.raw(0) == small.raw(5) and sub.raw(1) == small.raw(2)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from book_scoring import c_scores
 
 from engine import core, evaluators
@@ -60,8 +61,9 @@ def test_c_equals_python(oca_positions: book_data.BookPositions) -> None:
     train = oca_positions.select(oca_positions.game % 2 == 1)
     test = oca_positions.select(oca_positions.game % 2 == 0)
     assert test.num_moves > 2000
-    for opts in ({}, {"tiebreak": False, "q3": 7, "phase_bounds": ()}, {"phase_bounds": (22, 18, 12, 6)},
-                 {"material_weight": 0}, {"material_weight": 1}):
+    for opts in ({}, {"method": "counts"},
+                 {"method": "counts", "tiebreak": False, "q3": 7, "phase_bounds": ()},
+                 {"phase_bounds": (22, 18, 12, 6)}, {"material_weight": 0}, {"material_weight": 1}):
         ev = sg.train(train, **opts)
         fast = sg.batch_scores(ev, test)
         ref = c_scores(ev, test)
@@ -117,3 +119,22 @@ def test_no_parent_and_short_data(oca_positions: book_data.BookPositions) -> Non
     rows = np.array([[raw.black_men, raw.black_kings, raw.white_men, raw.white_kings, raw.turn]], np.uint32)
     assert core.evaluate(raw, ev.spec) == int(sg.score_terms(ev, t, rows)[0])
     assert core.evaluate(raw, core.EvalSpec(core.EVAL_SIGNATURE, data=ev.spec.data[:100])) == 0
+
+
+def test_likelihood_tables_add_up_and_beat_counting_on_unseen_positions(
+        oca_positions: book_data.BookPositions) -> None:
+    """The default method fits the same tables to the book moves' likelihood: the levels add up
+    (lower entries unshifted), and on positions the training never held it ranks the book move
+    better than Samuel's counting."""
+    train = oca_positions.select(oca_positions.game % 2 == 1)
+    test = oca_positions.select(oca_positions.game % 2 == 0)
+    unseen = test.select(~book_data.seen_in(test, train))
+    fitted = sg.train(train)
+    counted = sg.train(train, method="counts")
+    assert fitted.meta["method"] == "likelihood" and counted.meta["method"] == "counts"
+    assert fitted.spec.data[6:8] == (1, 0) and counted.spec.data[7] == sg.TIEBREAK_SHIFT
+    c_fit = agreement.measure(fitted, unseen, bootstrap=0, tie_break="random").c_samuel
+    c_count = agreement.measure(counted, unseen, bootstrap=0, tie_break="random").c_samuel
+    assert c_fit > c_count + 0.05
+    with pytest.raises(ValueError, match="method"):
+        sg.train(train, method="guess")

@@ -36,6 +36,11 @@ Arrays (``BookPositions``), N positions and M moves in all:
 The train / held-out split is by game and fixed: a game whose number in its
 file is a multiple of ``HELD_OUT_MODULUS`` (10) is held out ("test"), every
 other game is "train".  Every book learner and the reproduction script use it.
+A split by game still shares positions (the openings, mostly: half of the
+held-out positions of OCA occur in some training game), so the honest test set
+is "unseen": the held-out positions that no training game holds.  Learners
+that choose settings do so on ``validation()``, carved the same way out of the
+training games, never on the held-out ones.
 
 Games that fail to read (an illegal or unreadable move, a bad tag) are skipped
 whole and counted in ``BookPositions.skipped``/``errors``; they never abort the
@@ -63,7 +68,10 @@ HELD_OUT_MODULUS = 10
 FLAG_KING = 1
 FLAG_CROWN = 2
 
-SPLITS = ("train", "test", "all")
+SPLITS = ("train", "test", "unseen", "all")
+"""``unseen``: the held-out positions that occur in no training game (see ``BookPositions.split``)."""
+VALIDATION_REMAINDER = 1
+"""Training games whose number % 10 == 1 are the validation part (``validation``)."""
 
 ProgressFn = Callable[[int, int], None]
 """progress(done, total): total is 0 when unknown."""
@@ -77,7 +85,8 @@ def is_held_out(game_number: int) -> bool:
 
 
 def in_split(game_number: int, split: str) -> bool:
-    if split == "all":
+    """Whether a game is read for ``split`` ("unseen" reads every game: it needs the training ones)."""
+    if split in ("all", "unseen"):
         return True
     if split == "test":
         return is_held_out(game_number)
@@ -187,7 +196,9 @@ class BookPositions:
         return self.take(np.arange(min(n, len(self))))
 
     def split(self, split: str) -> BookPositions:
-        """The fixed train / held-out ("test") split by game, or "all"."""
+        """The fixed train / held-out ("test") split by game, "all", or "unseen": the held-out
+        positions that occur in none of this set's training games (meaningful on a set that holds
+        the training games, such as a whole file)."""
         if split == "all":
             return self
         held = (self.game % HELD_OUT_MODULUS) == 0
@@ -195,6 +206,9 @@ class BookPositions:
             return self.select(held)
         if split == "train":
             return self.select(~held)
+        if split == "unseen":
+            test = self.select(held)
+            return test.select(~seen_in(test, self.select(~held)))
         raise ValueError(f"unknown split {split!r}; choose from {', '.join(SPLITS)}")
 
     def sample_games(self, n: int, seed: int = 0) -> BookPositions:
@@ -268,6 +282,15 @@ def seen_in(positions: BookPositions, training: BookPositions) -> np.ndarray:
     split by game leaves the openings in both halves, so a held-out game is not held-out data:
     agreement is honest only on the positions never seen in training."""
     return np.isin(position_keys(positions), position_keys(training))
+
+
+def validation(training: BookPositions) -> tuple[BookPositions, BookPositions]:
+    """(fit, check): the training games split the way the held-out ones are, for choosing a
+    learner's settings: ``check`` holds the positions of the games whose number % 10 == 1 that
+    occur in no other training game, ``fit`` the other games."""
+    part = (training.game % HELD_OUT_MODULUS) == VALIDATION_REMAINDER
+    fit, check = training.select(~part), training.select(part)
+    return fit, check.select(~seen_in(check, fit))
 
 
 def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -524,6 +547,9 @@ def extract(
             return k
         return True
 
+    if split == "unseen":
+        return extract(pdn, split="all", limit_games=limit_games, sample=sample, seed=seed,
+                       progress=progress).split("unseen")
     builder = _Builder()
     read = skipped = 0
     errors: list[str] = []
@@ -569,6 +595,9 @@ def load(
     progress: ProgressFn | None = None,
 ) -> BookPositions:
     """``extract`` with an optional .npz cache under ``cache_dir`` (keyed by file and options)."""
+    if split == "unseen":  # cut from the whole file (and its cache)
+        return load(pdn, split="all", limit_games=limit_games, sample=sample, seed=seed,
+                    cache_dir=cache_dir, progress=progress).split("unseen")
     if cache_dir is None:
         return extract(pdn, split=split, limit_games=limit_games, sample=sample, seed=seed,
                        progress=progress)
@@ -601,4 +630,6 @@ __all__ = [
     "load",
     "material",
     "relative",
+    "seen_in",
+    "validation",
 ]

@@ -13,7 +13,25 @@ of tables is kept for each game phase by the number of pieces on the board
 not known): 8 phases, every three pieces (23-24, 20-22, 17-19, 14-16,
 11-13, 8-10, 5-7, at most 4).
 
-Training (learners.md 2.2), level by level and phase by phase on the training
+Training, level by level.  Two methods:
+
+* ``method="likelihood"`` (the default; ours): the same tables, fitted to the
+  book moves' likelihood (``engine.learners.choice_logit``): a move's score is
+  the sum of its entries, the expert is modelled as picking the move with
+  probability proportional to exp(score), and the entries maximize the book
+  moves' probability under a ridge penalty.  First-level entries are a part
+  shared by all phases plus a part of their phase (phase sharing: a phase with
+  few positions borrows from the others), their inputs' thresholds common to
+  all phases; second- and third-level entries are fitted on top of the levels
+  below, indexed by the quantized outputs below as in the hierarchy.  The
+  ridge smooths sparse cells toward the average (0), and an unreached
+  signature scores by its lower levels (the tiebreak, unshifted: the levels
+  add up).  Entries are log-odds in 1/1000.  Why: Samuel's counts rate each
+  cell on its own and generalize poorly to positions the training never held
+  (docs/learners/book.md has the figures).
+* ``method="counts"``: Samuel's counting (learners.md 2.2), below.
+
+Counting, level by level and phase by phase on the training
 positions: every legal move's resulting position (the *child*, terms
 computed with the book position as parent; its phase by its own piece count)
 is a signature; the book move's child adds A += 1, each alternative's D += 1,
@@ -36,26 +54,27 @@ made the move, ``v = -term``, Samuel's own difference convention):
 
 * 7 levels: DENY, MOBIL, PADV, EXCH, THRET, CNTR, DIAV, GAP, POLE
 * 5 levels: MOB, CENT, KCENT, EXPOS, FORK, ADV, DIA, DYKE, NODE
-* 3 levels: APEX, DDMM, MOVE, CORN, CRAMP, BACK, OREO, GUARD, HOLE
+* 3 levels: APEX, DEMO, MOVE, MODE3, MODE2, BACK, OREO, GUARD, HOLE
 
-i.e. PADV, the 26 simple parameters less RECAP (which is EXCH by definition)
-and the connective DDMM (the one with the largest single-term |C| on the
-training split).  The widest-ranging terms get 7 levels, the two-valued ones
+i.e. PADV, the simple parameters less RECAP (which is EXCH by definition) and
+less CORN and CRAMP (non-zero at under 1% of the training children), and the
+three connectives with the largest single-term |C| on the training split
+(DEMO, MODE3, MODE2).  The widest-ranging terms get 7 levels, the two-valued ones
 3.  Quantization of a term with ``2m + 1`` levels: 0 stays the middle level,
 and ``|v|`` goes to steps 1..m by thresholds ``t1 (, t2)``, the 1/m quantiles
 of ``|v|`` over the nonzero training values of the phase (a 3-level term is
 the sign).  Grouping (first-level tables, in order, each 7/5/3):
 
-1. DENY MOB APEX       4. EXCH EXPOS CORN      7. DIAV DIA OREO
-2. MOBIL CENT DDMM     5. THRET FORK CRAMP     8. GAP DYKE GUARD
+1. DENY MOB APEX       4. EXCH EXPOS MODE3     7. DIAV DIA OREO
+2. MOBIL CENT DEMO     5. THRET FORK MODE2     8. GAP DYKE GUARD
 3. PADV KCENT MOVE     6. CNTR ADV BACK        9. POLE NODE HOLE
 
 and second-level tables (1,2,3), (4,5,6), (7,8,9): mobility and material;
 exchanges, threats and the centre; structure and the back rank.  DENY and
 MOB share a table because Samuel's connectives (DEMO ... DDMM) show that
 their interaction matters; MOBIL (= MOB - DENY) goes with CENT, the pair of
-his MOC connectives.  The choices of grouping, Q3, the phases and the
-lower-level weight were made on a validation part of the training split
+his MOC connectives (DEMO joins them: it is DENY and MOB again).  The choices
+of grouping, Q3, the phases and the lower-level weight were made on a validation part of the training split
 (games whose number ends in 1, fitted on the others), never on the held-out
 games.
 
@@ -120,10 +139,10 @@ PHASE_BOUNDS: tuple[int, ...] = (22, 19, 16, 13, 10, 7, 4)
 
 GROUPS: tuple[tuple[str, str, str], ...] = (
     ("DENY", "MOB", "APEX"),
-    ("MOBIL", "CENT", "DDMM"),
+    ("MOBIL", "CENT", "DEMO"),
     ("PADV", "KCENT", "MOVE"),
-    ("EXCH", "EXPOS", "CORN"),
-    ("THRET", "FORK", "CRAMP"),
+    ("EXCH", "EXPOS", "MODE3"),
+    ("THRET", "FORK", "MODE2"),
     ("CNTR", "ADV", "BACK"),
     ("DIAV", "DIA", "OREO"),
     ("GAP", "DYKE", "GUARD"),
@@ -256,45 +275,71 @@ def block_size(q3: int) -> int:
     return 4 * len(SLOTS) + N1 * (Q1 - 1) + N1 * L1_SIZE + N2 * (q3 - 1) + N2 * L2_SIZE + q3**3
 
 
+METHODS = ("likelihood", "counts")
+"""How the entries are learned: fitted to the book moves' likelihood (default) or Samuel's A/D counts."""
+LIKELIHOOD_UNIT = 1000
+"""Stored entries of the likelihood method are log-odds in 1/1000."""
+RIDGE = (1.0, 10.0, 100.0, 1000.0)
+"""Ridge penalties of the likelihood fit: first-level tables shared by all phases, the same per phase,
+second level, third level.  Chosen on ``book_data.validation`` (OCA): with (1, 10, 10, 30) the
+validation positions no other training game holds scored C 0.450 and the others 0.558; with these
+0.454 and 0.472 -- the upper levels, free, mostly memorize openings."""
+
+
 def train(
     positions: BookPositions,
     *,
     progress: ProgressFn | None = None,
     name: str = "samuel-signature",
+    method: str = "likelihood",
     prior_weight: float = 2.0,
     q3: int = Q3,
     tiebreak: bool = True,
     phase_bounds: Sequence[int] = PHASE_BOUNDS,
     material_weight: int = MATERIAL_WEIGHT,
+    ridge: Sequence[float] = RIDGE,
+    iterations: int = 150,
     **_opts: Any,
 ) -> Evaluator:
-    """Quantize, then count A/D level by level per phase; returns the ``CKR_EVAL_SIGNATURE`` evaluator."""
+    """Quantize, then learn the tables level by level per phase; returns the ``CKR_EVAL_SIGNATURE``
+    evaluator.  ``method="counts"`` is Samuel's A/D counting; ``"likelihood"`` (default) fits the
+    same tables to the book moves' likelihood (``engine.learners.choice_logit``)."""
     material_weight = int(material_weight)
     if material_weight < 0:
         raise ValueError("material_weight must be >= 0")
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
     bounds = sorted((int(b) for b in phase_bounds), reverse=True)
     terms = child_terms(positions, progress)
     book = positions.is_book
     phase = phase_of(pieces(positions.children()), bounds)
-    blocks: list[int] = []
-    infos = []
-    for p in range(len(bounds) + 1):
-        sel = phase == p
-        block, info = _fit_block(terms[sel], book[sel], prior_weight, q3)
-        blocks += block
-        infos.append(info)
-    flat = np.asarray(blocks, dtype=np.int64).reshape(len(bounds) + 1, block_size(q3))
-    lo, hi = table_range([Tables(b, q3) for b in flat], tiebreak, TIEBREAK_SHIFT)
+    nph = len(bounds) + 1
+    infos: list[dict[str, Any]] = []
+    if method == "counts":
+        blocks: list[int] = []
+        for p in range(nph):
+            sel = phase == p
+            block, info = _fit_block(terms[sel], book[sel], prior_weight, q3)
+            blocks += block
+            infos.append(info)
+        lower_shift = TIEBREAK_SHIFT
+    else:
+        blocks = _fit_likelihood(terms, positions, phase, nph, q3, tuple(float(x) for x in ridge),
+                                 iterations, progress, infos)
+        lower_shift = 0  # the fitted levels add up: third-level entry + every lower entry, unshifted
+        tiebreak = True
+    flat = np.asarray(blocks, dtype=np.int64).reshape(nph, block_size(q3))
+    lo, hi = table_range([Tables(b, q3) for b in flat], tiebreak, lower_shift)
     shift = table_shift(lo, hi, material_weight)
-    header = [VERSION, len(SLOTS), N1, N2, Q1, q3, 1 if tiebreak else 0, TIEBREAK_SHIFT,
+    header = [VERSION, len(SLOTS), N1, N2, Q1, q3, 1 if tiebreak else 0, lower_shift,
               material_weight, shift]
-    data: list[int] = [*header, len(bounds) + 1, *bounds, *blocks]
-    meta = {
+    data: list[int] = [*header, nph, *bounds, *blocks]
+    meta: dict[str, Any] = {
         "learner": "signature_tables",
+        "method": method,
         "positions": len(positions),
         "games": positions.num_games,
         "source": positions.source,
-        "prior_weight": prior_weight,
         "q3": q3,
         "tiebreak": tiebreak,
         "phase_bounds": bounds,
@@ -304,7 +349,96 @@ def train(
         "groups": [list(g) for g in GROUPS],
         "phases": infos,
     }
+    if method == "counts":
+        meta["prior_weight"] = prior_weight
+    else:
+        meta.update({"ridge": list(ridge), "iterations": iterations, "unit": LIKELIHOOD_UNIT})
     return Evaluator(name, core.EvalSpec(core.EVAL_SIGNATURE, data=tuple(int(x) for x in data)), meta)
+
+
+def _fit_likelihood(
+    terms: np.ndarray, positions: BookPositions, phase: np.ndarray, nph: int, q3: int,
+    ridge: tuple[float, ...], iterations: int, progress: ProgressFn | None, infos: list[dict[str, Any]],
+) -> list[int]:
+    """The tables of every phase fitted to the book moves' likelihood, level by level.
+
+    First level: each entry is a weight shared by all phases plus a weight of its phase (ridge
+    ``ridge[0]`` on the shared part, ``ridge[1]`` on the phase's), so a phase with few positions
+    borrows from the others and a sparse cell stays near the average.  The input thresholds are
+    therefore common to all phases.  Second and third levels: their entries are fitted on top of the
+    levels below (their fitted scores are a fixed offset), indexed by the quantized outputs below as
+    in Samuel's hierarchy; a signature the training never reached keeps 0 and the position is
+    scored by its lower levels.  Entries are log-odds in 1/``LIKELIHOOD_UNIT``.
+    """
+    from engine.learners import choice_logit
+
+    if len(ridge) != 4:
+        raise ValueError("ridge needs 4 values: shared first level, first level, second, third")
+    choices = choice_logit.Choices(positions.start.astype(np.int64), positions.book.astype(np.int64))
+    v = -terms[:, SLOTS].astype(np.int64)
+    slot_q = np.array([term_thresholds(v[:, s], LEVELS[s % 3]) for s in range(len(SLOTS))], dtype=np.int64)
+    idx1 = level1_indices(terms, slot_q)
+    stages = 3
+    step = [0]
+
+    def stage_progress(done: int, total: int) -> None:
+        if progress is not None:
+            progress(step[0] * iterations + done, stages * iterations)
+
+    # level 1: phase part (nph * 9 * 105 weights), then the shared part (9 * 105)
+    tables = np.arange(N1, dtype=np.int64)[None, :]
+    own = (phase[:, None] * N1 + tables) * L1_SIZE + idx1
+    shared = nph * N1 * L1_SIZE + tables * L1_SIZE + idx1
+    size1 = (nph + 1) * N1 * L1_SIZE
+    lam1 = np.full(size1, ridge[1])
+    lam1[nph * N1 * L1_SIZE:] = ridge[0]
+    w1 = choice_logit.fit(np.concatenate([own, shared], axis=1), size1, choices, lam=lam1,
+                          iterations=iterations, progress=stage_progress)
+    t1_all = np.rint(LIKELIHOOD_UNIT * (w1[:nph * N1 * L1_SIZE].reshape(nph, N1, L1_SIZE)
+                                        + w1[nph * N1 * L1_SIZE:].reshape(1, N1, L1_SIZE))).astype(np.int64)
+    out1 = t1_all[phase[:, None], tables, idx1]
+    th1 = np.zeros((nph, N1, Q1 - 1), dtype=np.int64)
+    lev1 = np.zeros_like(idx1)
+    for p in range(nph):
+        sel = phase == p
+        for j in range(N1):
+            th1[p, j] = value_thresholds(out1[sel, j], Q1)
+            lev1[sel, j] = quantize_value(out1[sel, j], th1[p, j])
+    # level 2, on top of level 1
+    step[0] = 1
+    idx2 = (lev1[:, 0::3] * Q1 + lev1[:, 1::3]) * Q1 + lev1[:, 2::3]
+    groups = np.arange(N2, dtype=np.int64)[None, :]
+    cells2 = (phase[:, None] * N2 + groups) * L2_SIZE + idx2
+    w2 = choice_logit.fit(cells2, nph * N2 * L2_SIZE, choices, offset=out1.sum(axis=1) / LIKELIHOOD_UNIT,
+                          lam=ridge[2], iterations=iterations, progress=stage_progress)
+    t2_all = np.rint(LIKELIHOOD_UNIT * w2.reshape(nph, N2, L2_SIZE)).astype(np.int64)
+    out2 = t2_all[phase[:, None], groups, idx2]
+    th2 = np.zeros((nph, N2, q3 - 1), dtype=np.int64)
+    lev2 = np.zeros_like(idx2)
+    for p in range(nph):
+        sel = phase == p
+        for g in range(N2):
+            th2[p, g] = value_thresholds(out2[sel, g], q3)
+            lev2[sel, g] = quantize_value(out2[sel, g], th2[p, g])
+    # level 3, on top of both
+    step[0] = 2
+    idx3 = (lev2[:, 0] * q3 + lev2[:, 1]) * q3 + lev2[:, 2]
+    lower = (out1.sum(axis=1) + out2.sum(axis=1)) / LIKELIHOOD_UNIT
+    w3 = choice_logit.fit((phase * q3**3 + idx3)[:, None], nph * q3**3, choices, offset=lower,
+                          lam=ridge[3], iterations=iterations, progress=stage_progress)
+    t3_all = np.rint(LIKELIHOOD_UNIT * w3.reshape(nph, q3**3)).astype(np.int64)
+    blocks: list[int] = []
+    for p in range(nph):
+        for s in range(len(SLOTS)):
+            blocks += [SLOTS[s], LEVELS[s % 3], int(slot_q[s, 0]), int(slot_q[s, 1])]
+        blocks += th1[p].ravel().tolist() + t1_all[p].ravel().tolist()
+        blocks += th2[p].ravel().tolist() + t2_all[p].ravel().tolist()
+        blocks += t3_all[p].tolist()
+        infos.append({
+            "children": int((phase == p).sum()),
+            "term_thresholds": {TERM_NAMES[SLOTS[s]]: [int(x) for x in slot_q[s]] for s in range(len(SLOTS))},
+        })
+    return blocks
 
 
 class Tables:

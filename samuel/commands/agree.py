@@ -1,7 +1,7 @@
 """samuel agree: how often an evaluator agrees with the experts' moves in book games.
 
     samuel agree --eval griffith-phase --pdn ../shared/data/OCA_2.0.pdn [--depth N]
-                 [--split test|train|all] [--games N] [--seed S]
+                 [--split test|unseen|train|all] [--games N] [--seed S]
 
 For every position of the games where the side to move had a choice, each
 legal move's position is scored (statically, or after an N-ply search of it)
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 ProgressFn = Callable[[int, int], None]
 
-SPLITS = ("train", "test", "all")
+SPLITS = ("train", "test", "unseen", "all")
 """book_data.SPLITS, repeated so the parser is built without numpy (a test keeps them equal)."""
 
 
@@ -39,8 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--depth", type=nonnegative_int, default=0,
                    help="search each alternative this many plies (default 0: static)")
     p.add_argument("--split", choices=SPLITS, default="test",
-                   help="games used: the held-out games (number %% 10 == 0), the others, or all "
-                        "(default: %(default)s)")
+                   help="positions used: the held-out games (number %% 10 == 0), 'unseen' (their "
+                        "positions that no training game holds: the honest test), the other games, or "
+                        "all (default: %(default)s)")
     p.add_argument("--games", type=positive_int, default=None,
                    help="read only the first N games of the file (before the split)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random tie-break and the bootstrap")
