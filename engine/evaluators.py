@@ -51,10 +51,17 @@ def _samuel_1959() -> Evaluator:
     return SAMUEL_1959
 
 
+def _samuel_rote() -> Evaluator:
+    from engine.learners.samuel_rote_terms import SAMUEL_ROTE
+
+    return SAMUEL_ROTE
+
+
 BUILTIN: dict[str, Callable[[], Evaluator]] = {
     "material": lambda: MATERIAL,
     "default": lambda: DEFAULT,
     "samuel-1959": _samuel_1959,
+    "samuel-rote": _samuel_rote,
 }
 """The evaluators defined in code, by name: one entry each."""
 

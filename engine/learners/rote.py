@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -118,16 +118,23 @@ class RoteMemory:
 
     # ---- merging ----
 
-    def merge(self, *, on_progress: Callable[[str, int], None] | None = None) -> MergeResult:
+    def merge(
+        self,
+        *,
+        on_progress: Callable[[str, int], None] | None = None,
+        book_games: Iterable[tuple[str, int]] = (),
+    ) -> MergeResult:
         """Merge the waiting positions and the searches' references into the store (one
-        transaction), then swap in the new table.  Merges run one at a time."""
+        transaction), then swap in the new table.  Merges run one at a time.  ``book_games``
+        (source, number) are noted as followed in the same transaction (``rote_book``)."""
         with self._merge_lock:
             with self._pending_lock:
                 batch, self._pending = self._pending, []
             old = self._table
             used = old.used()
             try:
-                result = self.store.merge(batch, used, self.policy, on_progress=on_progress)
+                result = self.store.merge(batch, used, self.policy, on_progress=on_progress,
+                                          book_games=book_games)
             except BaseException:
                 with self._pending_lock:  # nothing was committed: keep them for the next merge
                     self._pending[:0] = batch
@@ -241,13 +248,16 @@ def self_play(
     max_plies: int = 200,
     seed: int | None = None,
     hash_mb: int = 16,
+    starts: Sequence[str] = (),
     on_move: Callable[[int, int], None] | None = None,
 ) -> Iterator[SelfPlayGame]:
     """Play ``games`` games of the engine against itself, saving every searched position.
 
-    The first ``opening_plies`` plies are random (so the games differ), the rest are
-    searched to ``depth`` with the memory on; the memory merges after every game.
-    ``on_move(game, ply)`` is called after each move.  Yields each game's record.
+    Each game starts from the standard position, or from one of ``starts`` (FENs, e.g. the
+    ACF ballots) drawn at random.  The first ``opening_plies`` plies from there are random
+    (so the games differ), the rest are searched to ``depth`` with the memory on; the memory
+    merges after every game.  ``on_move(game, ply)`` is called after each move.  Yields each
+    game's record.
     """
     rng = random.Random(seed)
     searcher = Searcher(evaluator, mode=mode, hash_mb=hash_mb, rote=memory)
@@ -255,10 +265,11 @@ def self_play(
     for number in range(1, games + 1):
         searcher.new_game()
         hits = deepest = 0
+        board = Board(rng.choice(starts)) if starts else Board()
 
         def choose(board: Board) -> Move:
             nonlocal hits, deepest
-            if board.ply < opening_plies:
+            if len(board.move_stack) < opening_plies:
                 return rng.choice(board.legal_moves)
             result = searcher.search(board, limit)
             memory.record_search(board, result)
@@ -270,6 +281,6 @@ def self_play(
             if on_move:
                 on_move(number, board.ply)
 
-        game = play_game(Board(), choose, max_plies=max_plies,
+        game = play_game(board, choose, max_plies=max_plies,
                          at_cap=lambda _b: ("*", f"stopped after {max_plies} plies"), on_move=moved)
         yield SelfPlayGame(number, game, hits, deepest, memory.merge())

@@ -26,6 +26,11 @@ Schema (version 1, also in ``PRAGMA user_version``)::
         PRIMARY KEY (black, white, kings) WITHOUT ROWID
     index positions_age  (age0 - stamp)         forgetting
     index positions_cull (ply, age0 - stamp DESC) culling: lowest ply, oldest first
+    book_games(source, game)                   the book games followed into the memory
+        PRIMARY KEY (source, game) WITHOUT ROWID  (``samuel learn rote book`` resumes past them)
+
+``book_games`` came after the first stores were written: it is created (empty) when a store
+without it is opened, so the schema version stays 1.
 """
 
 from __future__ import annotations
@@ -58,6 +63,14 @@ CREATE TABLE IF NOT EXISTS positions (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS positions_age ON positions (age0 - stamp);
 CREATE INDEX IF NOT EXISTS positions_cull ON positions (ply, age0 - stamp DESC);
+"""
+
+_BOOK_GAMES = """
+CREATE TABLE IF NOT EXISTS book_games (
+    source TEXT NOT NULL,
+    game INTEGER NOT NULL,
+    PRIMARY KEY (source, game)
+) WITHOUT ROWID
 """
 
 _UPSERT = """
@@ -171,6 +184,8 @@ class RoteStore:
             elif version != SCHEMA_VERSION or "positions" not in tables:
                 raise RoteStoreError(f"{self.path}: not a rote store of schema {SCHEMA_VERSION} "
                                      f"(user_version {version})")
+            if "book_games" not in tables:
+                self._db.execute(_BOOK_GAMES)
         self._seen_merges = self.merges
 
     # ---- plumbing ----
@@ -231,6 +246,12 @@ class RoteStore:
             finally:
                 self._db.execute("COMMIT")
 
+    def book_games(self, source: str) -> set[int]:
+        """The numbers of the games of ``source`` already followed into this store."""
+        with self._lock:
+            return {int(r[0]) for r in self._db.execute(
+                "SELECT game FROM book_games WHERE source = ?", (source,))}
+
     def stats(self) -> StoreStats:
         with self._lock:
             db = self._db
@@ -254,10 +275,12 @@ class RoteStore:
         policy: AgePolicy | None = None,
         *,
         on_progress: Callable[[str, int], None] | None = None,
+        book_games: Iterable[tuple[str, int]] = (),
     ) -> MergeResult:
         """One merge, one transaction: age everything by 1, save ``observations`` (a position
         seen again is refreshed and keeps the deeper of its two scores), refresh the positions
-        the searches used (``refreshed``), forget the too old, cull the lowest plies.
+        the searches used (``refreshed``), forget the too old, cull the lowest plies, and
+        note the ``book_games`` (source, game number) whose positions these are as followed.
 
         ``on_progress(phase, rows)`` is called inside the transaction between batches.
         """
@@ -302,6 +325,8 @@ class RoteStore:
                     (excess,))]
                 db.executemany(_DELETE, culled)
                 total -= len(culled)
+            db.executemany("INSERT OR IGNORE INTO book_games VALUES (?, ?)",
+                           [(str(src), int(g)) for src, g in book_games])
             if on_progress:
                 on_progress("commit", total)
         self._seen_merges = m

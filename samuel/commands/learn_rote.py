@@ -1,9 +1,14 @@
 """samuel learn rote: Samuel's rote learning, a memory of positions and their backed-up scores.
 
     samuel learn rote play  --db rote.db --games 20 --depth 3    # self-play into the memory
+    samuel learn rote book  --db rote.db --pdn games.pdn --games 100   # follow book games into it
     samuel learn rote stats --db rote.db                          # what the memory holds
     samuel learn rote forget --db rote.db --merges 5              # age it 5 merges, forget the old
     samuel learn rote lookup --db rote.db FEN                     # one position's stored score
+    samuel learn rote fit --pdn OCA_2.0.pdn                       # refit samuel-rote's coefficients
+
+``play`` and ``book`` score with ``samuel-rote`` by default, Samuel's fixed four-term rote-learning
+polynomial (engine/learners/samuel_rote_terms.py), at his ply rules (``--mode samuel``).
 
 The memory is an SQLite file (engine/learners/rote_store.py); ``samuel serve --rote FILE``
 lets every game played through the server add to it.  See docs/learners/rote.md.
@@ -18,8 +23,12 @@ from pathlib import Path
 from engine.board import Board
 from engine.evaluators import by_name, evaluator_name
 from engine.learners.rote import AgePolicy, RoteMemory, StoreStats, self_play
+from engine.pdn import PdnGame
 from engine.search import Mode
 from samuel.argtypes import positive_int
+
+ROTE_EVAL = "samuel-rote"
+"""The evaluator of ``play`` and ``book`` unless told: Samuel's fixed four-term rote polynomial."""
 
 
 def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -50,8 +59,8 @@ def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type
                       help="search depth (Samuel mode: the minimum ply; default: %(default)s)")
     play.add_argument("--mode", default="samuel", choices=("samuel", "pvs"),
                       help="search mode (default: %(default)s)")
-    play.add_argument("--eval", "--evaluator", dest="evaluator", default="default", type=evaluator_name,
-                      help="evaluator (default: %(default)s)")
+    play.add_argument("--eval", "--evaluator", dest="evaluator", default=ROTE_EVAL, type=evaluator_name,
+                      help="evaluator (default: %(default)s, Samuel's four-term rote polynomial)")
     play.add_argument("--opening-plies", type=int, default=4, metavar="N",
                       help="random plies at the start of each game, so games differ (default: %(default)s)")
     play.add_argument("--max-plies", type=positive_int, default=200, metavar="N",
@@ -59,6 +68,52 @@ def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type
     play.add_argument("--seed", type=int, default=None, help="random seed for the openings")
     play.add_argument("--quiet", action="store_true", help="no progress bar")
     play.set_defaults(func=run_play)
+
+    book = sub.add_parser(
+        "book", help="follow book games: search and save every position, then play the book move",
+        description="Follow the games of a PDN file: at each position the program searches (with the "
+                    "memory at its leaves) and saves the position with its backed-up score and ply, "
+                    "then plays the book's move and goes on.  Each game is merged when it ends and "
+                    "noted in the memory, so a later run on the same file resumes after it.")
+    common(book)
+    policy(book)
+    book.add_argument("--pdn", required=True, metavar="FILE", help="PDN file of the games to follow")
+    book.add_argument("--games", type=positive_int, default=None, metavar="N",
+                      help="games to follow in this run (default: all not followed yet)")
+    book.add_argument("--depth", type=positive_int, default=3, metavar="PLY",
+                      help="search depth (Samuel mode: the minimum ply; default: %(default)s)")
+    book.add_argument("--mode", default="samuel", choices=("samuel", "pvs"),
+                      help="search mode (default: %(default)s)")
+    book.add_argument("--eval", "--evaluator", dest="evaluator", default=ROTE_EVAL, type=evaluator_name,
+                      help="evaluator (default: %(default)s)")
+    book.add_argument("--seed", type=int, default=None,
+                      help="draw the games at random (seeded) from those not followed yet, "
+                           "instead of taking them in file order")
+    book.add_argument("--again", action="store_true",
+                      help="follow games again even if the memory notes them as followed")
+    book.add_argument("--quiet", action="store_true", help="no progress bar")
+    book.set_defaults(func=run_book)
+
+    fit = sub.add_parser(
+        "fit", help="choose the four-term rote polynomial's coefficients on book games",
+        description="Samuel's choice of his rote-learning polynomial: piece advantage (fixed), DENY, "
+                    "MOB and CENT+ADV (one coefficient), the set with the highest move agreement on "
+                    "the training games (number %% 10 != 0); prints its agreement on the held-out games.")
+    fit.add_argument("--pdn", required=True, metavar="FILE", help="PDN file of expert games")
+    fit.add_argument("--games", type=positive_int, default=None, metavar="N",
+                     help="read only the first N games of the file")
+    fit.add_argument("--restarts", type=int, default=2, metavar="N",
+                     help="random starts of the coordinate search besides all-zero (default: %(default)s)")
+    fit.add_argument("--seed", type=int, default=0, help="seed of the random starts and the sample")
+    fit.add_argument("--depth", type=int, default=2, metavar="PLY",
+                     help="then refine the set with every alternative searched this deep, as Samuel's "
+                          "C was measured with look-ahead (0: static only; default: %(default)s)")
+    fit.add_argument("--sample-games", type=positive_int, default=100, metavar="N",
+                     help="training games the searched refinement uses (default: %(default)s)")
+    fit.add_argument("--cache-dir", default=None, help="cache the extracted positions as .npz here")
+    fit.add_argument("--out", default=None, metavar="FILE.json",
+                     help="also write the fitted polynomial as an evaluator file")
+    fit.set_defaults(func=run_fit)
 
     stats = sub.add_parser("stats", help="print what the memory holds")
     common(stats)
@@ -130,6 +185,125 @@ def run_play(args: argparse.Namespace) -> int:
                 progress.console.print(f"game {g.number}: {g.result} in {g.plies} plies; {status}")
         print(f"{args.games} games: {len(memory) - before:+d} positions")
         print_stats(memory.stats(), args.db)
+    return 0
+
+
+def run_book(args: argparse.Namespace) -> int:
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+
+    from engine.learners.rote_book import BookRun, follow_book
+    from samuel.progress import progress as make_progress
+
+    pdn = Path(args.pdn)
+    if not pdn.is_file():
+        what = "is a folder, not a PDN file" if pdn.is_dir() else "does not exist"
+        print(f"samuel learn rote book: error: {args.pdn} {what}", file=sys.stderr)
+        return 2
+    mode = Mode.SAMUEL if args.mode == "samuel" else Mode.PVS
+    run = BookRun()
+    with RoteMemory(args.db, _policy(args)) as memory:
+        before = len(memory)
+        columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("{task.fields[status]}"), TimeElapsedColumn())
+        with make_progress(*columns, disable=args.quiet) as progress:
+            games = progress.add_task("games", total=None, status="reading the file")
+            plies = progress.add_task("plies", total=None, status="")
+
+            def started(game: PdnGame) -> None:
+                progress.update(games, total=run.selected)
+                progress.update(plies, completed=0, total=len(game.moves), status=f"game {game.number}")
+
+            def on_move(ply: int) -> None:
+                progress.update(plies, completed=ply)
+
+            try:
+                for g in follow_book(memory, pdn, by_name(args.evaluator), games=args.games,
+                                     depth=args.depth, mode=mode, seed=args.seed, resume=not args.again,
+                                     run=run, on_game_start=started, on_move=on_move):
+                    if g.error is not None:
+                        status = f"skipped game {g.number}"
+                        line = f"game {g.number}: skipped ({g.error})"
+                    else:
+                        status = f"{len(memory)} stored, {run.skipped} skipped"
+                        m = g.merge
+                        line = (f"game {g.number}: {g.plies} positions, {g.agreed} book moves chosen, "
+                                f"{g.rote_hits} hits, deepest {g.deepest}; "
+                                + (f"+{m.added} new, {m.updated} again, {m.forgotten + m.culled} dropped"
+                                   if m else ""))
+                    progress.update(games, total=run.selected, advance=1, status=status)
+                    if not args.quiet:
+                        progress.console.print(line)
+            except KeyboardInterrupt:
+                print(f"interrupted: the {run.followed} games finished are in the memory; "
+                      "run again to go on", file=sys.stderr)
+                return 130
+        if run.selected == 0 and run.already == 0:
+            print(f"samuel learn rote book: error: {args.pdn}: no games in the file", file=sys.stderr)
+            return 2
+        rate = (f" ({run.agreed / run.positions:.1%} of its searches chose the book move)"
+                if run.positions else "")
+        print(f"{run.followed} games followed, {run.positions} positions searched and saved{rate}; "
+              f"{run.skipped} skipped as unreadable, {run.already} followed before")
+        for e in run.errors:
+            print(f"  skipped: {e}")
+        print(f"memory: {len(memory) - before:+d} positions")
+        print_stats(memory.stats(), args.db)
+    if run.selected and run.followed == 0:
+        print(f"samuel learn rote book: error: {args.pdn}: none of the {run.selected} games could be read",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def run_fit(args: argparse.Namespace) -> int:
+    from engine import evaluators
+    from engine.learners import book_data
+    from engine.learners import samuel_rote_fit as srf
+    from engine.learners import samuel_rote_terms as srt
+
+    try:
+        data = book_data.load(args.pdn, limit_games=args.games, cache_dir=args.cache_dir)
+    except FileNotFoundError:
+        print(f"samuel learn rote fit: error: no PDN file {args.pdn}", file=sys.stderr)
+        return 2
+    train, test = data.split("train"), data.split("test")
+    if len(train) == 0:
+        print(f"samuel learn rote fit: error: {args.pdn}: no book positions in the training games",
+              file=sys.stderr)
+        return 2
+    print(f"training split: {train.num_games} games, {len(train)} positions, {train.num_moves} moves")
+
+    def step(c: srf.Candidate) -> None:
+        print(f"  DENY {c.deny:+d}  MOB {c.mob:+d}  CENT+ADV {c.hybrid:+d}:  "
+              f"C {c.c_random:.4f} (ties at random), {c.c_samuel:.4f} (Samuel's rule)", flush=True)
+
+    def report(what: str, c: srf.Candidate) -> None:
+        print(f"{what}: C {c.c_random:.4f} (ties at random), {c.c_samuel:.4f} (Samuel's rule); "
+              f"L {c.L} H {c.H} T {c.T}")
+
+    print("static scores, the whole training split:")
+    result = srf.fit(train, restarts=args.restarts, seed=args.seed, on_step=step)
+    b = result.best
+    print(f"static choice: DENY {b.deny:+d}, MOB {b.mob:+d}, CENT+ADV {b.hybrid:+d} "
+          f"({len(result.tried)} sets tried)")
+    report("  train, static", b)
+    if args.depth > 0:
+        sample = train.sample_games(args.sample_games, seed=args.seed)
+        print(f"searched {args.depth} plies, {sample.num_games} training games ({len(sample)} positions):")
+        result = srf.fit_searched(sample, b.key, depth=args.depth, on_step=step)
+        b = result.best
+        print(f"chosen: DENY {b.deny:+d}, MOB {b.mob:+d}, CENT+ADV {b.hybrid:+d} "
+              f"({len(result.tried)} sets searched)")
+        report(f"  train sample, {args.depth} plies", b)
+        report("  train, static", srf.measure(train, *b.key))
+    if len(test):
+        print(f"held out: {test.num_games} games, {len(test)} positions")
+        report("  static", srf.measure(test, *b.key))
+        if args.depth > 0:
+            report(f"  {args.depth} plies", srf.searched_counts(test, *b.key, args.depth))
+    if args.out:
+        evaluators.save(srt.rote_polynomial(*b.key, name=Path(args.out).stem), args.out)
+        print(f"wrote {args.out}")
     return 0
 
 
