@@ -12,6 +12,7 @@ docs/learners/terms.md; each function's docstring restates the one it follows.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import reference_rules as rules
 
@@ -30,6 +31,18 @@ TERM_NAMES: tuple[str, ...] = (
 )
 
 Board = dict[int, str]  # square -> piece letter (reference_rules' b, B, w, W)
+
+
+def board_of_raw(raw: Any) -> tuple[Board, str]:
+    """(board, side to move) of anything with the core's square-set fields (``black_men`` ... ``turn``;
+    bit s - 1 for square s), read by attribute only so the reference shares no code with the core."""
+    board: Board = {}
+    for mask, letter in ((raw.black_men, "b"), (raw.black_kings, "B"), (raw.white_men, "w"),
+                         (raw.white_kings, "W")):
+        for s in range(1, 33):
+            if mask >> (s - 1) & 1:
+                board[s] = letter
+    return board, "B" if raw.turn == 0 else "W"
 
 
 def _internal_to_standard(numbers: Sequence[int]) -> frozenset[int]:

@@ -19,13 +19,7 @@ from samuel.cli import main as samuel_main
 
 
 def _ref_board(raw: core.RawPosition) -> tuple[ref.Board, str]:
-    board: ref.Board = {}
-    for mask, letter in ((raw.black_men, "b"), (raw.black_kings, "B"), (raw.white_men, "w"),
-                         (raw.white_kings, "W")):
-        for s in range(1, 33):
-            if mask >> (s - 1) & 1:
-                board[s] = letter
-    return board, "B" if raw.turn == 0 else "W"
+    return ref.board_of_raw(raw)
 
 
 def _by_hand(raw: core.RawPosition, parent: core.RawPosition, deny: int, mob: int, hybrid: int) -> int:

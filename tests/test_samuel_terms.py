@@ -44,13 +44,7 @@ def rotated(raw: core.RawPosition) -> core.RawPosition:
 
 
 def ref_board(raw: core.RawPosition) -> tuple[ref.Board, str]:
-    board: ref.Board = {}
-    for mask, letter in ((raw.black_men, "b"), (raw.black_kings, "B"), (raw.white_men, "w"),
-                         (raw.white_kings, "W")):
-        for s in range(1, 33):
-            if mask >> (s - 1) & 1:
-                board[s] = letter
-    return board, "B" if raw.turn == 0 else "W"
+    return ref.board_of_raw(raw)
 
 
 @cache

@@ -397,13 +397,7 @@ def _fit_likelihood(
     t1_all = np.rint(LIKELIHOOD_UNIT * (w1[:nph * N1 * L1_SIZE].reshape(nph, N1, L1_SIZE)
                                         + w1[nph * N1 * L1_SIZE:].reshape(1, N1, L1_SIZE))).astype(np.int64)
     out1 = t1_all[phase[:, None], tables, idx1]
-    th1 = np.zeros((nph, N1, Q1 - 1), dtype=np.int64)
-    lev1 = np.zeros_like(idx1)
-    for p in range(nph):
-        sel = phase == p
-        for j in range(N1):
-            th1[p, j] = value_thresholds(out1[sel, j], Q1)
-            lev1[sel, j] = quantize_value(out1[sel, j], th1[p, j])
+    th1, lev1 = _phase_levels(out1, phase, nph, Q1)
     # level 2, on top of level 1
     step[0] = 1
     idx2 = (lev1[:, 0::3] * Q1 + lev1[:, 1::3]) * Q1 + lev1[:, 2::3]
@@ -413,13 +407,7 @@ def _fit_likelihood(
                           lam=ridge[2], iterations=iterations, progress=stage_progress)
     t2_all = np.rint(LIKELIHOOD_UNIT * w2.reshape(nph, N2, L2_SIZE)).astype(np.int64)
     out2 = t2_all[phase[:, None], groups, idx2]
-    th2 = np.zeros((nph, N2, q3 - 1), dtype=np.int64)
-    lev2 = np.zeros_like(idx2)
-    for p in range(nph):
-        sel = phase == p
-        for g in range(N2):
-            th2[p, g] = value_thresholds(out2[sel, g], q3)
-            lev2[sel, g] = quantize_value(out2[sel, g], th2[p, g])
+    th2, lev2 = _phase_levels(out2, phase, nph, q3)
     # level 3, on top of both
     step[0] = 2
     idx3 = (lev2[:, 0] * q3 + lev2[:, 1]) * q3 + lev2[:, 2]
@@ -439,6 +427,19 @@ def _fit_likelihood(
             "term_thresholds": {TERM_NAMES[SLOTS[s]]: [int(x) for x in slot_q[s]] for s in range(len(SLOTS))},
         })
     return blocks
+
+
+def _phase_levels(out: np.ndarray, phase: np.ndarray, nph: int, levels: int) -> tuple[np.ndarray, np.ndarray]:
+    """(thresholds (nph, tables, levels - 1), levels (M, tables)) of table outputs ``out`` (M, tables):
+    each table's outputs quantized by their quantiles within each phase."""
+    th = np.zeros((nph, out.shape[1], levels - 1), dtype=np.int64)
+    lev = np.zeros(out.shape, dtype=np.int64)
+    for p in range(nph):
+        sel = phase == p
+        for j in range(out.shape[1]):
+            th[p, j] = value_thresholds(out[sel, j], levels)
+            lev[sel, j] = quantize_value(out[sel, j], th[p, j])
+    return th, lev
 
 
 class Tables:
