@@ -208,6 +208,12 @@ typedef struct ckr_info {
     int64_t nps;
     int64_t time_ms;
     int64_t tt_hits;
+    /* Search statistics of the modern search (CKR_MODE_PVS; 0 in the other modes):
+     * table probes, beta cutoffs, and the cutoffs made by the first move tried
+     * (their share measures move ordering). */
+    int64_t tt_probes;
+    int64_t cutoffs;
+    int64_t first_cutoffs;
     int pvlen;
     ckr_move pv[64];
     /* Rote memory (ckr_engine_set_rote): leaves scored from the memory, and

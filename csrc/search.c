@@ -63,6 +63,9 @@ struct ckr_engine {
     int64_t last_report_ms;
     int64_t nodes;
     int64_t tt_hits;
+    int64_t tt_probes;
+    int64_t cutoffs;
+    int64_t first_cutoffs;
     int64_t rote_hits;
     int seldepth;
     int aborted;
@@ -417,6 +420,7 @@ static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int pl
         depth = 0;
     }
 
+    e->tt_probes++;
     tt_entry *t = tt_probe(e, p->hash);
     int tt_move = 255;
     if (t) {
@@ -495,6 +499,8 @@ static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int pl
                 alpha = v;
                 update_pv(e, ply, m);
                 if (v >= beta) {
+                    e->cutoffs++;
+                    e->first_cutoffs += i == 0;
                     if (!m->ncaps && ply < CKR_MAX_PLY) {
                         uint64_t k = move_key(m);
                         if (e->killers[ply][0] != k) {
@@ -777,6 +783,9 @@ static void fill_info(ckr_engine *e, ckr_info *info, int depth, int score, const
     info->time_ms = elapsed_ms(e);
     info->nps = nps_of(e);
     info->tt_hits = e->tt_hits;
+    info->tt_probes = e->tt_probes;
+    info->cutoffs = e->cutoffs;
+    info->first_cutoffs = e->first_cutoffs;
     info->rote_hits = e->rote_hits;
     info->pvlen = pvlen > CKR_MAX_PV ? CKR_MAX_PV : pvlen;
     if (pv != info->pv)
@@ -839,7 +848,7 @@ int ckr_search(ckr_engine *e, const ckr_pos *pos, const uint64_t *history, int n
             e->limits.samuel_breaks[i] = (int[]){4, 5, 11, 20}[i];
     clock_gettime(CLOCK_MONOTONIC, &e->start);
     e->last_report_ms = -1;
-    e->nodes = e->tt_hits = e->rote_hits = 0;
+    e->nodes = e->tt_hits = e->tt_probes = e->cutoffs = e->first_cutoffs = e->rote_hits = 0;
     e->seldepth = 0;
     e->aborted = 0;
     e->generation++;

@@ -3,14 +3,16 @@ signature (any change to search or evaluation shows in it), and the speed figure
 
 from __future__ import annotations
 
+import math
 import time
+from dataclasses import dataclass, field
 
 from engine import core
 from engine.board import Board
 from engine.evaluators import by_name
 from engine.fen import START_FEN
 from engine.limits import Limit
-from engine.search import Mode, Searcher
+from engine.search import Mode, Searcher, SearchInfo
 
 BENCH_POSITIONS: tuple[str, ...] = (
     START_FEN,
@@ -38,16 +40,79 @@ def perft_speed(depth: int) -> tuple[int, float]:
     return n, time.perf_counter() - start
 
 
+@dataclass
+class BenchProfile:
+    """What the fixed-depth bench searches measured: the signature, time, and how the search spent
+    its nodes (effective branching factor, move ordering, transposition table)."""
+
+    nodes: int = 0
+    seconds: float = 0.0
+    iteration_nodes: list[list[int]] = field(default_factory=list)
+    """Per position, the nodes of each iteration (depth 1, 2, ...) of its iterative deepening."""
+    tt_hits: int = 0
+    tt_probes: int = 0
+    cutoffs: int = 0
+    first_cutoffs: int = 0
+
+    def branching_factor(self, span: int = 4) -> float:
+        """Effective branching factor: the geometric mean over positions of
+        (nodes of the last iteration / nodes of the iteration ``span`` plies before) ** (1 / span)."""
+        logs = []
+        for costs in self.iteration_nodes:
+            if len(costs) > span and costs[-1] > 0 and costs[-1 - span] > 0:
+                logs.append(math.log(costs[-1] / costs[-1 - span]) / span)
+        return math.exp(sum(logs) / len(logs)) if logs else 0.0
+
+    @property
+    def first_cut_rate(self) -> float:
+        return self.first_cutoffs / self.cutoffs if self.cutoffs else 0.0
+
+    @property
+    def tt_hit_rate(self) -> float:
+        return self.tt_hits / self.tt_probes if self.tt_probes else 0.0
+
+
+def profile(depth: int, evaluator: str = "default", hash_mb: int = 64, mtdf: bool = False) -> BenchProfile:
+    """The fixed-depth bench searches (a cleared table before each position), measured."""
+    searcher = Searcher(by_name(evaluator), mode=Mode.PVS, hash_mb=hash_mb, mtdf=mtdf)
+    out = BenchProfile()
+    for fen in BENCH_POSITIONS:
+        searcher.new_game()
+        seen: dict[int, int] = {}
+
+        def note(i: SearchInfo, seen: dict[int, int] = seen) -> None:
+            seen[i.depth] = i.nodes
+
+        start = time.perf_counter()
+        result = searcher.search(Board(fen), Limit(depth=depth), on_info=note)
+        out.seconds += time.perf_counter() - start
+        info = result.info
+        out.nodes += info.nodes
+        totals = [seen[d] for d in sorted(seen)]
+        out.iteration_nodes.append([b - a for a, b in zip([0, *totals], totals, strict=False)])
+        out.tt_hits += info.tt_hits
+        out.tt_probes += info.tt_probes
+        out.cutoffs += info.cutoffs
+        out.first_cutoffs += info.first_cutoffs
+    return out
+
+
 def signature(
     depth: int, evaluator: str = "default", hash_mb: int = 64, mtdf: bool = False
 ) -> tuple[int, float]:
     """Total nodes (the signature) and seconds for the fixed-depth bench searches."""
-    searcher = Searcher(by_name(evaluator), mode=Mode.PVS, hash_mb=hash_mb, mtdf=mtdf)
-    total, seconds = 0, 0.0
-    for fen in BENCH_POSITIONS:
-        searcher.new_game()
-        start = time.perf_counter()
-        result = searcher.search(Board(fen), Limit(depth=depth))
-        seconds += time.perf_counter() - start
-        total += result.info.nodes
-    return total, seconds
+    p = profile(depth, evaluator, hash_mb, mtdf)
+    return p.nodes, p.seconds
+
+
+def depth_times(seconds: float, evaluator: str = "default", hash_mb: int = 64,
+                mtdf: bool = False) -> list[tuple[int, float, int]]:
+    """(depth, seconds, nodes) of each iteration completed within ``seconds`` from the start position."""
+    searcher = Searcher(by_name(evaluator), hash_mb=hash_mb, mtdf=mtdf)
+    rows: list[tuple[int, float, int]] = []
+    searcher.search(Board(), Limit(movetime=seconds),
+                    on_info=lambda i: rows.append((i.depth, i.time, i.nodes)))
+    best: dict[int, tuple[int, float, int]] = {}
+    for row in rows:  # one row per depth: the iteration's last report
+        best[row[0]] = row
+    return [best[d] for d in sorted(best)]

@@ -325,6 +325,12 @@ class CoreInfo:
     rote_depth: int = 0
     """Effective ply of the PV's stored position: its stored ply plus its distance from
     the root (Samuel's Figure 3); 0 when the PV does not end in the memory."""
+    tt_probes: int = 0
+    """Transposition-table probes of the modern search (``tt_hits`` of them found the position)."""
+    cutoffs: int = 0
+    """Beta cutoffs of the modern search."""
+    first_cutoffs: int = 0
+    """Cutoffs made by the first move tried: their share of ``cutoffs`` measures move ordering."""
 
 
 def _info_from_c(info: Any) -> CoreInfo:  # a cffi ckr_info *
@@ -340,6 +346,9 @@ def _info_from_c(info: Any) -> CoreInfo:  # a cffi ckr_info *
         pv=tuple(_raw_move(i.pv[k]) for k in range(i.pvlen)),
         rote_hits=i.rote_hits,
         rote_depth=i.rote_depth,
+        tt_probes=i.tt_probes,
+        cutoffs=i.cutoffs,
+        first_cutoffs=i.first_cutoffs,
     )
 
 

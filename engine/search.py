@@ -94,6 +94,12 @@ class SearchInfo:
     """Effective ply of the rote-memory score at the PV's end (stored ply + distance), or 0."""
     machine_time: float = 0.0
     """Seconds the emulated IBM 704 would have taken (the 704 backend; 0 for the modern core)."""
+    tt_hits: int = 0
+    tt_probes: int = 0
+    """Transposition-table probes and hits (the modern search; 0 in Samuel's and the other modes)."""
+    cutoffs: int = 0
+    first_cutoffs: int = 0
+    """Beta cutoffs, and those made by the first move tried (the share measures move ordering)."""
 
 
 @dataclass(frozen=True)
@@ -114,6 +120,10 @@ def _to_info(ci: core.CoreInfo) -> SearchInfo:
         pv=tuple(Move(m.path, m.captures) for m in ci.pv),
         rote_hits=ci.rote_hits,
         rote_depth=ci.rote_depth,
+        tt_hits=ci.tt_hits,
+        tt_probes=ci.tt_probes,
+        cutoffs=ci.cutoffs,
+        first_cutoffs=ci.first_cutoffs,
     )
 
 

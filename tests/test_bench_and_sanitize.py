@@ -39,6 +39,23 @@ def test_bench_signature_is_pinned() -> None:
     assert signature(7, hash_mb=16)[0] == BENCH_DEPTH_7  # the table size does not change it
 
 
+def test_bench_profile_measures_the_search() -> None:
+    """Branching factor, move ordering and table figures come from the same searches as the signature."""
+    from engine.bench import BENCH_POSITIONS, depth_times, profile
+
+    p = profile(7, hash_mb=16)
+    assert p.nodes == BENCH_DEPTH_7 and len(p.iteration_nodes) == len(BENCH_POSITIONS)
+    assert all(sum(costs) <= p.nodes for costs in p.iteration_nodes)
+    assert sum(sum(costs) for costs in p.iteration_nodes) == p.nodes  # iterations add up to the total
+    assert 1.0 < p.branching_factor() < 8.0
+    assert 0 < p.first_cutoffs <= p.cutoffs and 0.5 < p.first_cut_rate <= 1.0
+    assert 0 < p.tt_hits <= p.tt_probes <= p.nodes
+    rows = depth_times(0.05, hash_mb=16)
+    assert rows and [r[0] for r in rows] == sorted({r[0] for r in rows})
+    assert all(a[1] <= b[1] and a[2] <= b[2] for a, b in zip(rows, rows[1:], strict=False))
+    assert "stats   effective branching factor" in _bench("--quick", "--depth", "5")
+
+
 @pytest.mark.slow
 def test_bench_default_signature_is_pinned() -> None:
     assert _signature(_bench("--quick")) == BENCH_DEPTH_13

@@ -30,25 +30,24 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
-    from engine.bench import BENCH_POSITIONS, perft_speed, signature
+    from engine.bench import BENCH_POSITIONS, depth_times, perft_speed, profile
 
     if not args.quick:
         n, t = perft_speed(args.perft_depth)
         rate = n / t / 1e6
         print(f"perft   depth {args.perft_depth}: {n} leaves in {t:.3f} s = {rate:.1f} M leaves/s (bulk)")
-    nodes, secs = signature(args.depth, args.eval, args.hash, args.mtdf)
+    prof = profile(args.depth, args.eval, args.hash, args.mtdf)
+    nodes, secs = prof.nodes, prof.seconds
     driver = "MTD(f)" if args.mtdf else "PVS"
     print(f"search  {len(BENCH_POSITIONS)} positions, depth {args.depth}, eval {args.eval}, {driver}: "
           f"{nodes} nodes in {secs:.3f} s = {nodes / max(secs, 1e-9) / 1e6:.2f} M nodes/s")
+    print(f"stats   effective branching factor {prof.branching_factor():.2f} (last 4 iterations), "
+          f"first-move cutoffs {prof.first_cut_rate:.1%} of {prof.cutoffs}, "
+          f"TT hits {prof.tt_hit_rate:.1%} of {prof.tt_probes} probes")
     if not args.quick:
-        from engine.board import Board
-        from engine.evaluators import by_name
-        from engine.limits import Limit
-        from engine.search import Searcher
-
-        searcher = Searcher(by_name(args.eval), hash_mb=args.hash, mtdf=args.mtdf)
-        depths: list[int] = []
-        searcher.search(Board(), Limit(movetime=args.think), on_info=lambda i: depths.append(i.depth))
-        print(f"depth   reached in {args.think:g} s from the start position: {max(depths, default=0)}")
+        rows = depth_times(args.think, args.eval, args.hash, args.mtdf)
+        reached = max((r[0] for r in rows), default=0)
+        print(f"depth   reached in {args.think:g} s from the start position: {reached}")
+        print("        " + ", ".join(f"d{d} {t * 1000:.0f} ms" for d, t, _n in rows if d >= 5))
     print(f"Bench: {nodes}")
     return 0
