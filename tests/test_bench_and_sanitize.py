@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import shutil
 import subprocess
 import sys
@@ -52,7 +53,7 @@ def test_bench_profile_measures_the_search() -> None:
     assert 0 < p.tt_hits <= p.tt_probes <= p.nodes
     rows = depth_times(0.05, hash_mb=16)
     assert rows and [r[0] for r in rows] == sorted({r[0] for r in rows})
-    assert all(a[1] <= b[1] and a[2] <= b[2] for a, b in zip(rows, rows[1:], strict=False))
+    assert all(a[1] <= b[1] and a[2] <= b[2] for a, b in itertools.pairwise(rows))
     assert "stats   effective branching factor" in _bench("--quick", "--depth", "5")
 
 
