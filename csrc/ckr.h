@@ -7,6 +7,7 @@
 #include "ckr_book.h"
 #include "ckr_rote.h"
 #include "ckr_network.h"
+#include "ckr_egdb.h"
 /* Internal, not part of the cdef: builds evaluate.c's tables; ckr_init calls
  * it once. */
 void ckr_evaluate_init(void);

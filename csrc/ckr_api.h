@@ -158,6 +158,13 @@ typedef struct ckr_eval {
 int ckr_num_features(void);
 const char *ckr_feature_name(int index);
 int ckr_features(const ckr_pos *pos, int32_t *out);
+/* The default evaluator's weights (in 1/CKR_WEIGHT_ONE of a centi-man), one per
+ * feature: CKR_EVAL_LINEAR with these equals CKR_EVAL_DEFAULT.  Returns the count. */
+int ckr_default_weights(int32_t *out);
+/* Features of n positions given as square sets (black men, black kings, white
+ * men, white kings, side to move; 5 words each) into out (n * features).
+ * Returns -1, or the index of the first invalid position. */
+int64_t ckr_features_batch(const uint32_t *sets, int64_t n, int32_t *out);
 int ckr_evaluate(const ckr_eval *eval, const ckr_pos *pos);
 /* parent: the position before the last move, or NULL when unknown (the
  * evaluator then falls back as its module documents); game_ply: plies played

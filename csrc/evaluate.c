@@ -194,6 +194,25 @@ int ckr_features(const ckr_pos *p, int32_t *out)
     return F_COUNT;
 }
 
+int ckr_default_weights(int32_t *out)
+{
+    for (int i = 0; i < F_COUNT; i++)
+        out[i] = default_weights[i];
+    return F_COUNT;
+}
+
+int64_t ckr_features_batch(const uint32_t *sets, int64_t n, int32_t *out)
+{
+    for (int64_t i = 0; i < n; i++) {
+        const uint32_t *s = sets + 5 * i;
+        ckr_pos pos;
+        if (s[4] > 1 || ckr_pos_set(&pos, s[0], s[1], s[2], s[3], (int)s[4]) != 0)
+            return i;
+        ckr_features(&pos, out + (int64_t)F_COUNT * i);
+    }
+    return -1;
+}
+
 static int material_eval(const ckr_pos *p)
 {
     int us = p->side, them = us ^ 1;

@@ -131,6 +131,27 @@ def features(raw: RawPosition) -> list[int]:
     return [out[i] for i in range(n)]
 
 
+def default_weights() -> list[int]:
+    """The default evaluator's weights (1/WEIGHT_ONE of a centi-man per unit of each feature)."""
+    out = ffi.new("int32_t[]", MAX_FEATURES)
+    n = lib.ckr_default_weights(out)
+    return [out[i] for i in range(n)]
+
+
+def features_sets(sets: Any, out: Any) -> None:  # any buffers: bytes, memoryview, NumPy arrays
+    """``ckr_features_batch`` on caller-owned buffers: ``sets`` n * 5 native uint32 (black men,
+    black kings, white men, white kings, side), ``out`` n * num_features() native int32."""
+    n = len(memoryview(sets).cast("B")) // 20
+    if len(memoryview(out).cast("B")) < 4 * n * int(lib.ckr_num_features()):
+        raise ValueError("output buffer too small")
+    if n == 0:
+        return
+    bad = lib.ckr_features_batch(ffi.from_buffer("uint32_t[]", sets), n,
+                                 ffi.from_buffer("int32_t[]", out, require_writable=True))
+    if bad >= 0:
+        raise ValueError(f"position {bad}: a square holds more than one piece")
+
+
 @dataclass(frozen=True)
 class EvalSpec:
     """What the C evaluator needs: a kind and its weights or tables."""
@@ -615,3 +636,89 @@ def evaluate_many(
         parent_pos = _new_pos(parent) if parent is not None else ffi.NULL
         out.append(int(lib.ckr_evaluate_ctx(buffers.ev, _new_pos(raw), parent_pos, int(ply))))
     return out
+
+
+# ---- the endgame database (csrc/egdb.c, csrc/ckr_egdb.h) ----
+
+EGDB_DRAW: int = lib.CKR_EGDB_DRAW
+EGDB_WIN: int = lib.CKR_EGDB_WIN
+EGDB_LOSS: int = lib.CKR_EGDB_LOSS
+EGDB_NONE: int = lib.CKR_EGDB_NONE
+EGDB_MAX_SIDE: int = lib.CKR_EGDB_MAX_SIDE
+
+
+def egdb_size(bm: int, bk: int, wm: int, wk: int) -> int:
+    """Index slots of a signature's table (-1: no such signature)."""
+    return int(lib.ckr_egdb_size(bm, bk, wm, wk))
+
+
+def egdb_index(raw: RawPosition) -> int:
+    """The slot of a position in its signature's table."""
+    return int(lib.ckr_egdb_index(_new_pos(raw)))
+
+
+def egdb_position(bm: int, bk: int, wm: int, wk: int, side: int, index: int) -> RawPosition | None:
+    """The position in a slot, or None for a slot that holds none."""
+    pos = ffi.new("ckr_pos *")
+    if not lib.ckr_egdb_position(bm, bk, wm, wk, side, index, pos):
+        return None
+    out = ffi.new("uint32_t[4]")
+    lib.ckr_pos_get(pos, out)
+    return RawPosition(out[0], out[1], out[2], out[3], Color(pos.side))
+
+
+class EgdbTables:
+    """The C endgame tables held in memory: build, copy in and out, probe, check."""
+
+    def __init__(self) -> None:
+        ptr = lib.ckr_egdb_new()
+        if ptr == ffi.NULL:
+            raise MemoryError("cannot allocate an endgame database")
+        self._ptr = ffi.gc(ptr, lib.ckr_egdb_free)
+
+    @property
+    def pointer(self) -> Any:
+        """The ``ckr_egdb *`` (for the engine); valid while this object lives."""
+        return self._ptr
+
+    def build(self, bm: int, bk: int, wm: int, wk: int) -> int:
+        """Solve a signature for both sides to move; returns the passes it took."""
+        r = int(lib.ckr_egdb_build(self._ptr, bm, bk, wm, wk))
+        if r == -1:
+            raise ValueError(f"signature {bm}{bk}{wm}{wk} needs smaller signatures that are not loaded")
+        if r == -2:
+            raise MemoryError(f"cannot build signature {bm}{bk}{wm}{wk}")
+        if r < 0:
+            raise ValueError(f"bad signature {bm}{bk}{wm}{wk}")
+        return r
+
+    def has(self, bm: int, bk: int, wm: int, wk: int, side: int) -> bool:
+        return bool(lib.ckr_egdb_has(self._ptr, bm, bk, wm, wk, side))
+
+    def get_data(self, bm: int, bk: int, wm: int, wk: int, side: int) -> bytes:
+        """The packed values of a table (2 bits a slot)."""
+        n = (egdb_size(bm, bk, wm, wk) + 3) // 4
+        buf = ffi.new("uint8_t[]", max(n, 1))
+        if lib.ckr_egdb_get_data(self._ptr, bm, bk, wm, wk, side, buf, n) != 0:
+            raise KeyError(f"no table {bm}{bk}{wm}{wk} side {side}")
+        return bytes(ffi.buffer(buf, n))
+
+    def put_data(self, bm: int, bk: int, wm: int, wk: int, side: int, data: bytes) -> None:
+        r = int(lib.ckr_egdb_put_data(self._ptr, bm, bk, wm, wk, side, data, len(data)))
+        if r == -2:
+            raise MemoryError(f"cannot hold table {bm}{bk}{wm}{wk}")
+        if r != 0:
+            raise ValueError(f"table {bm}{bk}{wm}{wk}: {len(data)} bytes do not fit the signature")
+
+    def value_at(self, bm: int, bk: int, wm: int, wk: int, side: int, index: int) -> int:
+        return int(lib.ckr_egdb_value_at(self._ptr, bm, bk, wm, wk, side, index))
+
+    def probe(self, raw: RawPosition) -> int:
+        """EGDB_WIN/LOSS/DRAW for the side to move, or -1 when not covered."""
+        return int(lib.ckr_egdb_probe(self._ptr, _new_pos(raw)))
+
+    def check(self, bm: int, bk: int, wm: int, wk: int, side: int) -> tuple[int, list[int]]:
+        """(inconsistent positions, slots valued [draw, win, loss, none]); -1 when tables are missing."""
+        counts = ffi.new("int64_t[4]")
+        bad = int(lib.ckr_egdb_check(self._ptr, bm, bk, wm, wk, side, counts))
+        return bad, [int(c) for c in counts]

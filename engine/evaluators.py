@@ -51,6 +51,20 @@ def _samuel_1959() -> Evaluator:
     return SAMUEL_1959
 
 
+DEFAULT_2026_11_WEIGHTS: tuple[int, ...] = (
+    25600, 35840, 2048, 1024, 1024, 768, 512, 2560, -1536, 256, 1024, 1536, 0,
+)
+"""The default evaluator's hand-set weights until 2026-11-26 (1/WEIGHT_ONE centi-men, FEATURE_NAMES
+order), frozen here so later tuning of ``default`` is always measured against the same player."""
+
+
+@functools.cache
+def _default_2026_11() -> Evaluator:
+    return Evaluator("default-2026-11", core.EvalSpec(core.EVAL_LINEAR, weights=DEFAULT_2026_11_WEIGHTS),
+                     {"note": "the default evaluator's hand-set weights as of 2026-11-26, kept as the "
+                              "baseline every tuning step is measured against (issue 16)"})
+
+
 def _samuel_rote() -> Evaluator:
     from engine.learners.samuel_rote_terms import SAMUEL_ROTE
 
@@ -62,6 +76,7 @@ BUILTIN: dict[str, Callable[[], Evaluator]] = {
     "default": lambda: DEFAULT,
     "samuel-1959": _samuel_1959,
     "samuel-rote": _samuel_rote,
+    "default-2026-11": _default_2026_11,
 }
 """The evaluators defined in code, by name: one entry each."""
 

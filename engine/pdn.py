@@ -363,6 +363,15 @@ def iter_games(
     return _games(_tokens(_numbered(source)), name, strict, select)
 
 
+def game_results(source: str | os.PathLike[str]) -> dict[int, str]:
+    """Each game's result token (``1-0``, ``0-1``, ``1/2-1/2`` or ``*``) by its number in the file,
+    numbered as ``iter_games`` numbers them; the moves are only tokenized, not replayed."""
+    path = os.fspath(source)
+    with open(path, "rb") as fh:
+        return {raw.number: raw.result or raw.tags.get("Result", "*")
+                for raw in _raw_games(_tokens(_numbered(fh)))}
+
+
 def _iter_path(path: str, strict: bool, select: Callable[[int], bool] | None) -> Iterator[PdnGame]:
     with open(path, "rb") as fh:
         yield from _games(_tokens(_numbered(fh)), path, strict, select)

@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "match": "two engines over the ballots in colour-reversed pairs (optional SPRT)",
     "tournament": "a rating tournament: round-robin, gauntlet or Swiss",
     "ratings": "the standings of a stored tournament: report or plot",
+    "egdb": "the endgame database: build, check, probe",
 }
 """Every command and its line in ``samuel --help`` (the overview is built from this alone)."""
 

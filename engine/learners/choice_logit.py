@@ -97,8 +97,10 @@ def minimize(
     iterations: int,
     progress: ProgressFn | None = None,
     memory: int = 10,
+    on_iterate: Callable[[int, np.ndarray], None] | None = None,
 ) -> np.ndarray:
-    """Limited-memory BFGS (two-loop recursion) with an Armijo backtracking line search."""
+    """Limited-memory BFGS (two-loop recursion) with an Armijo backtracking line search.
+    ``on_iterate(iteration, x)`` sees every iterate (for early stopping on held-out data)."""
     f, g = objective(x)
     s_hist: list[np.ndarray] = []
     y_hist: list[np.ndarray] = []
@@ -128,6 +130,8 @@ def minimize(
                 y_hist.pop(0)
         converged = f - f_new <= 1e-9 * max(1.0, abs(f))
         x, f, g = x_new, f_new, g_new
+        if on_iterate is not None:
+            on_iterate(it + 1, x)
         if progress is not None:
             progress(it + 1, iterations)
         if converged:

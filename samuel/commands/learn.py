@@ -4,6 +4,7 @@
     samuel learn book ...         (samuel/commands/learn_book.py)
     samuel learn rote ...         (samuel/commands/learn_rote.py)
     samuel learn evolve ...       (samuel/commands/learn_evolve.py)
+    samuel learn tune ...         (samuel/commands/learn_tune.py)
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import argparse
 
 from samuel.cli import register_commands
 
-LEARNERS = ["learn_generalize", "learn_book", "learn_rote", "learn_evolve"]
+LEARNERS = ["learn_generalize", "learn_book", "learn_rote", "learn_evolve", "learn_tune"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -1,0 +1,434 @@
+/* egdb.c -- the endgame database (see ckr_egdb.h for the index and values).
+ *
+ * A signature is solved for both sides to move at once by iterating to a
+ * fixpoint: a position is won when some move leads to a position lost for the
+ * opponent, lost when every move leads to one won by the opponent (or there is
+ * no move), and whatever is still open when a pass changes nothing is a draw.
+ * Captures and crownings leave the signature, so their values come from
+ * tables built earlier; the first pass settles everything they decide and
+ * remembers, for the positions still open, whether some move out of the
+ * signature leads to a draw. */
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bitboard.h"
+#include "ckr_egdb.h"
+
+#define SIDE_N (CKR_EGDB_MAX_SIDE + 1)
+
+struct ckr_egdb {
+    uint8_t *tab[SIDE_N][SIDE_N][SIDE_N][SIDE_N][2];
+};
+
+static int64_t binom[33][33];
+
+static void build_binom(void)
+{
+    for (int n = 0; n <= 32; n++) {
+        binom[n][0] = 1;
+        for (int k = 1; k <= n; k++)
+            binom[n][k] = binom[n - 1][k - 1] + (k <= n - 1 ? binom[n - 1][k] : 0);
+    }
+}
+
+/* pthread_once, as ckr_init: every caller waits for the table and sees it whole. */
+static void egdb_init(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, build_binom);
+}
+
+/* Square sets (bit s-1 for square s) <-> board words (ghost bits 8, 17, 26). */
+static inline uint32_t bb_to_set(ckr_bb b)
+{
+    return (uint32_t)((b & 0xFF) | ((b >> 1) & 0xFF00) | ((b >> 2) & 0xFF0000) | ((b >> 3) & 0xFF000000u));
+}
+
+static inline ckr_bb set_to_bb(uint32_t s)
+{
+    ckr_bb b = s;
+    return (b & 0xFF) | ((b & 0xFF00) << 1) | ((b & 0xFF0000) << 2) | ((b & 0xFF000000u) << 3);
+}
+
+/* Colex rank of a set of k elements of 0..31: sum of C(p_i, i), i = 1..k. */
+static inline int64_t colex_rank(uint32_t set)
+{
+    int64_t r = 0;
+    for (int i = 1; set; i++) {
+        int p = __builtin_ctz(set);
+        set &= set - 1;
+        r += binom[p][i];
+    }
+    return r;
+}
+
+static inline uint32_t colex_unrank(int64_t r, int k)
+{
+    uint32_t set = 0;
+    int p = 31;
+    for (int i = k; i >= 1; i--) {
+        while (binom[p][i] > r)
+            p--;
+        r -= binom[p][i];
+        set |= 1u << p;
+        p--;
+    }
+    return set;
+}
+
+/* The bits of x at the positions of mask, packed low (pext), and back (pdep). */
+static inline uint32_t pext32(uint32_t x, uint32_t mask)
+{
+    uint32_t r = 0;
+    for (uint32_t bit = 1; mask; bit <<= 1) {
+        uint32_t low = mask & -mask;
+        if (x & low)
+            r |= bit;
+        mask &= mask - 1;
+    }
+    return r;
+}
+
+static inline uint32_t pdep32(uint32_t x, uint32_t mask)
+{
+    uint32_t r = 0;
+    for (uint32_t bit = 1; mask; bit <<= 1) {
+        uint32_t low = mask & -mask;
+        if (x & bit)
+            r |= low;
+        mask &= mask - 1;
+    }
+    return r;
+}
+
+static int sig_ok(int bm, int bk, int wm, int wk)
+{
+    return bm >= 0 && bk >= 0 && wm >= 0 && wk >= 0 && bm + bk <= CKR_EGDB_MAX_SIDE &&
+           wm + wk <= CKR_EGDB_MAX_SIDE && bm <= 28 && wm <= 28 && bm + wm + bk + wk <= 32;
+}
+
+int64_t ckr_egdb_size(int bm, int bk, int wm, int wk)
+{
+    egdb_init();
+    if (!sig_ok(bm, bk, wm, wk))
+        return -1;
+    int f = 32 - bm - wm;
+    return binom[28][bm] * binom[28][wm] * binom[f][bk] * binom[f - bk][wk];
+}
+
+static int64_t index_sets(uint32_t bms, uint32_t bks, uint32_t wms, uint32_t wks, int bm, int bk, int wm, int wk)
+{
+    if ((bms & 0xF0000000u) || (wms & 0xF))
+        return -1;
+    int f = 32 - bm - wm;
+    uint32_t free1 = ~(bms | wms), free2 = free1 & ~bks;
+    int64_t i = colex_rank(bms) * binom[28][wm] + colex_rank(wms >> 4);
+    i = i * binom[f][bk] + colex_rank(pext32(bks, free1));
+    return i * binom[f - bk][wk] + colex_rank(pext32(wks, free2));
+}
+
+int64_t ckr_egdb_index(const ckr_pos *pos)
+{
+    egdb_init();
+    uint32_t b = bb_to_set(pos->pieces[CKR_BLACK]), w = bb_to_set(pos->pieces[CKR_WHITE]);
+    uint32_t k = bb_to_set(pos->kings);
+    uint32_t bms = b & ~k, bks = b & k, wms = w & ~k, wks = w & k;
+    return index_sets(bms, bks, wms, wks, __builtin_popcount(bms), __builtin_popcount(bks),
+                      __builtin_popcount(wms), __builtin_popcount(wks));
+}
+
+int ckr_egdb_position(int bm, int bk, int wm, int wk, int side, int64_t index, ckr_pos *out)
+{
+    int64_t size = ckr_egdb_size(bm, bk, wm, wk);
+    if (size < 0 || index < 0 || index >= size)
+        return 0;
+    int f = 32 - bm - wm;
+    int64_t nwk = binom[f - bk][wk], nbk = binom[f][bk], nwm = binom[28][wm];
+    int64_t rwk = index % nwk;
+    index /= nwk;
+    int64_t rbk = index % nbk;
+    index /= nbk;
+    int64_t rwm = index % nwm, rbm = index / nwm;
+    uint32_t bms = colex_unrank(rbm, bm), wms = colex_unrank(rwm, wm) << 4;
+    if (bms & wms)
+        return 0;
+    uint32_t free1 = ~(bms | wms);
+    uint32_t bks = pdep32(colex_unrank(rbk, bk), free1);
+    uint32_t wks = pdep32(colex_unrank(rwk, wk), free1 & ~bks);
+    out->pieces[CKR_BLACK] = set_to_bb(bms | bks);
+    out->pieces[CKR_WHITE] = set_to_bb(wms | wks);
+    out->kings = set_to_bb(bks | wks);
+    out->side = side ? CKR_WHITE : CKR_BLACK;
+    out->reserved = 0;
+    out->hash = 0;
+    return 1;
+}
+
+ckr_egdb *ckr_egdb_new(void)
+{
+    egdb_init();
+    ckr_init();
+    return calloc(1, sizeof(ckr_egdb));
+}
+
+void ckr_egdb_free(ckr_egdb *db)
+{
+    if (!db)
+        return;
+    uint8_t **t = &db->tab[0][0][0][0][0];
+    for (size_t i = 0; i < sizeof db->tab / sizeof *t; i++)
+        free(t[i]);
+    free(db);
+}
+
+static inline int get2(const uint8_t *t, int64_t i) { return (t[i >> 2] >> ((i & 3) * 2)) & 3; }
+
+int ckr_egdb_has(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side)
+{
+    return sig_ok(bm, bk, wm, wk) && bm + bk <= CKR_EGDB_MAX_SIDE && db->tab[bm][bk][wm][wk][side & 1] != NULL;
+}
+
+int ckr_egdb_value_at(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side, int64_t index)
+{
+    if (!ckr_egdb_has(db, bm, bk, wm, wk, side))
+        return -1;
+    if (index < 0 || index >= ckr_egdb_size(bm, bk, wm, wk))
+        return -1;
+    return get2(db->tab[bm][bk][wm][wk][side & 1], index);
+}
+
+int ckr_egdb_probe(const ckr_egdb *db, const ckr_pos *pos)
+{
+    int side = pos->side;
+    if (!pos->pieces[side])
+        return CKR_EGDB_LOSS;
+    uint32_t b = bb_to_set(pos->pieces[CKR_BLACK]), w = bb_to_set(pos->pieces[CKR_WHITE]);
+    uint32_t k = bb_to_set(pos->kings);
+    uint32_t bms = b & ~k, bks = b & k, wms = w & ~k, wks = w & k;
+    int bm = __builtin_popcount(bms), bk = __builtin_popcount(bks);
+    int wm = __builtin_popcount(wms), wk = __builtin_popcount(wks);
+    if (!sig_ok(bm, bk, wm, wk))
+        return -1;
+    const uint8_t *t = db->tab[bm][bk][wm][wk][side];
+    if (!t)
+        return -1;
+    int64_t i = index_sets(bms, bks, wms, wks, bm, bk, wm, wk);
+    if (i < 0)
+        return -1;
+    int v = get2(t, i);
+    return v == CKR_EGDB_NONE ? -1 : v;
+}
+
+int ckr_egdb_get_data(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side, uint8_t *out, int64_t nbytes)
+{
+    if (!ckr_egdb_has(db, bm, bk, wm, wk, side) || nbytes != (ckr_egdb_size(bm, bk, wm, wk) + 3) / 4)
+        return -1;
+    memcpy(out, db->tab[bm][bk][wm][wk][side & 1], (size_t)nbytes);
+    return 0;
+}
+
+int ckr_egdb_put_data(ckr_egdb *db, int bm, int bk, int wm, int wk, int side, const uint8_t *data, int64_t nbytes)
+{
+    if (!sig_ok(bm, bk, wm, wk) || nbytes != (ckr_egdb_size(bm, bk, wm, wk) + 3) / 4)
+        return -3;
+    uint8_t *t = malloc(nbytes ? (size_t)nbytes : 1);
+    if (!t)
+        return -2;
+    memcpy(t, data, (size_t)nbytes);
+    free(db->tab[bm][bk][wm][wk][side & 1]);
+    db->tab[bm][bk][wm][wk][side & 1] = t;
+    return 0;
+}
+
+/* Whether a move stays inside its signature (no capture, no crowning). */
+static inline int internal_move(const ckr_move *m) { return !m->caps && !(m->flags & CKR_MOVE_CROWN); }
+
+/* The value for the side to move after a move that leaves the signature (-1: table missing). */
+static inline int external_value(const ckr_egdb *db, const ckr_pos *child) { return ckr_egdb_probe(db, child); }
+
+/* Whether every signature a capture or crowning from this one leads to is present. */
+static int deps_present(const ckr_egdb *db, int bm, int bk, int wm, int wk)
+{
+    int c[4] = {bm, bk, wm, wk};
+    for (int side = 0; side < 2; side++) {
+        int om = side ? 0 : 2, ok = om + 1, us = side ? 2 : 0; /* opponent's men/kings, our men */
+        for (int crown = 0; crown <= (c[us] > 0); crown++)
+            for (int cm = 0; cm <= c[om]; cm++)
+                for (int ck = 0; ck <= c[ok]; ck++) {
+                    if (!crown && !cm && !ck)
+                        continue;
+                    int d[4] = {c[0], c[1], c[2], c[3]};
+                    d[om] -= cm;
+                    d[ok] -= ck;
+                    d[us] -= crown;
+                    d[us + 1] += crown;
+                    if (d[om] + d[ok] == 0)
+                        continue; /* the opponent has no pieces: a loss without a table */
+                    if (!ckr_egdb_has(db, d[0], d[1], d[2], d[3], side ^ 1))
+                        return 0;
+                }
+    }
+    return 1;
+}
+
+#define EXTDRAW 1 /* some move out of the signature leads to a draw */
+#define DIRTY 2   /* a successor was settled since this position was last looked at */
+
+static inline int64_t pos_index(const ckr_pos *p, int bm, int bk, int wm, int wk)
+{
+    return index_sets(bb_to_set(p->pieces[0] & ~p->kings), bb_to_set(p->pieces[0] & p->kings),
+                      bb_to_set(p->pieces[1] & ~p->kings), bb_to_set(p->pieces[1] & p->kings), bm, bk, wm, wk);
+}
+
+/* Mark dirty every position inside the signature from which the side that
+ * just moved (not x->side) reached x with a quiet move: one of its kings
+ * stepped from any empty neighbour, or one of its men from an empty square
+ * behind it.  (Predecessors that had a capture are settled already.) */
+static void mark_predecessors(uint8_t *flags, const ckr_pos *x, int bm, int bk, int wm, int wk)
+{
+    int o = x->side ^ 1;
+    ckr_bb empty = bb_empty(x), mine = x->pieces[o];
+    while (mine) {
+        ckr_bb at = mine & -mine;
+        mine &= mine - 1;
+        int king = (x->kings & at) != 0;
+        for (int d = 0; d < 4; d++) {
+            if (!king && (o == CKR_BLACK ? d < 2 : d >= 2))
+                continue; /* a black man came from behind (-4/-5), a white one from +4/+5 */
+            ckr_bb from = bb_step(at, d, 1) & empty;
+            if (!from)
+                continue;
+            ckr_pos pred = *x;
+            pred.pieces[o] ^= at | from;
+            if (king)
+                pred.kings ^= at | from;
+            pred.side = o;
+            flags[pos_index(&pred, bm, bk, wm, wk)] |= DIRTY;
+        }
+    }
+}
+
+int ckr_egdb_build(ckr_egdb *db, int bm, int bk, int wm, int wk)
+{
+    if (!sig_ok(bm, bk, wm, wk) || bm + bk == 0 || wm + wk == 0)
+        return -3;
+    if (!deps_present(db, bm, bk, wm, wk))
+        return -1;
+    int64_t n = ckr_egdb_size(bm, bk, wm, wk);
+    uint8_t *val[2], *ext[2];
+    val[0] = malloc((size_t)n);
+    val[1] = malloc((size_t)n);
+    ext[0] = calloc((size_t)n, 1);
+    ext[1] = calloc((size_t)n, 1);
+    uint8_t *packed[2] = {calloc((size_t)(n + 3) / 4 + 1, 1), calloc((size_t)(n + 3) / 4 + 1, 1)};
+    if (!val[0] || !val[1] || !ext[0] || !ext[1] || !packed[0] || !packed[1]) {
+        free(val[0]), free(val[1]), free(ext[0]), free(ext[1]), free(packed[0]), free(packed[1]);
+        return -2;
+    }
+    ckr_move moves[CKR_MAX_MOVES];
+    ckr_pos pos;
+    /* Pass 1: every slot; moves out of the signature are probed once. */
+    for (int side = 0; side < 2; side++)
+        for (int64_t i = 0; i < n; i++) {
+            if (!ckr_egdb_position(bm, bk, wm, wk, side, i, &pos)) {
+                val[side][i] = CKR_EGDB_NONE;
+                continue;
+            }
+            int nm = ckr_gen_moves(&pos, moves), win = 0, open = 0, extdraw = 0;
+            for (int j = 0; j < nm && !win; j++) {
+                if (internal_move(&moves[j])) {
+                    open = 1;
+                    continue;
+                }
+                ckr_make(&pos, &moves[j]);
+                int v = external_value(db, &pos);
+                ckr_unmake(&pos, &moves[j]);
+                if (v == CKR_EGDB_LOSS)
+                    win = 1;
+                else if (v != CKR_EGDB_WIN)
+                    extdraw = 1;
+            }
+            ext[side][i] = (uint8_t)(extdraw ? EXTDRAW : 0);
+            val[side][i] = win ? CKR_EGDB_WIN : (!open && !extdraw) ? CKR_EGDB_LOSS : CKR_EGDB_DRAW;
+        }
+    /* Later passes: only positions still open whose successors changed (all
+     * of them in pass 2), only moves inside the signature.  A position settled
+     * marks its predecessors (un-moves of the side that just moved) dirty. */
+    int passes = 1, changed = 1;
+    for (int side = 0; side < 2; side++)
+        for (int64_t i = 0; i < n; i++)
+            ext[side][i] |= (uint8_t)(val[side][i] == CKR_EGDB_DRAW ? DIRTY : 0);
+    while (changed) {
+        changed = 0;
+        passes++;
+        for (int side = 0; side < 2; side++)
+            for (int64_t i = 0; i < n; i++) {
+                if (val[side][i] != CKR_EGDB_DRAW || !(ext[side][i] & DIRTY))
+                    continue;
+                ext[side][i] &= (uint8_t)~DIRTY;
+                ckr_egdb_position(bm, bk, wm, wk, side, i, &pos);
+                int nm = ckr_gen_moves(&pos, moves), win = 0, open = ext[side][i] & EXTDRAW;
+                for (int j = 0; j < nm && !win; j++) {
+                    if (!internal_move(&moves[j]))
+                        continue;
+                    ckr_make(&pos, &moves[j]);
+                    int v = val[side ^ 1][pos_index(&pos, bm, bk, wm, wk)];
+                    ckr_unmake(&pos, &moves[j]);
+                    if (v == CKR_EGDB_LOSS)
+                        win = 1;
+                    else if (v != CKR_EGDB_WIN)
+                        open = 1;
+                }
+                if (win || !open) {
+                    val[side][i] = win ? CKR_EGDB_WIN : CKR_EGDB_LOSS;
+                    changed = 1;
+                    mark_predecessors(ext[side ^ 1], &pos, bm, bk, wm, wk);
+                }
+            }
+    }
+    for (int side = 0; side < 2; side++) {
+        for (int64_t i = 0; i < n; i++)
+            packed[side][i >> 2] |= (uint8_t)(val[side][i] << ((i & 3) * 2));
+        free(db->tab[bm][bk][wm][wk][side]);
+        db->tab[bm][bk][wm][wk][side] = packed[side];
+        free(val[side]);
+        free(ext[side]);
+    }
+    return passes;
+}
+
+int64_t ckr_egdb_check(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side, int64_t *counts)
+{
+    side &= 1;
+    if (!ckr_egdb_has(db, bm, bk, wm, wk, side) || !ckr_egdb_has(db, bm, bk, wm, wk, side ^ 1) ||
+        !deps_present(db, bm, bk, wm, wk))
+        return -1;
+    int64_t n = ckr_egdb_size(bm, bk, wm, wk), bad = 0;
+    const uint8_t *t = db->tab[bm][bk][wm][wk][side];
+    ckr_move moves[CKR_MAX_MOVES];
+    ckr_pos pos;
+    for (int k = 0; k < 4; k++)
+        counts[k] = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int stored = get2(t, i);
+        counts[stored]++;
+        if (!ckr_egdb_position(bm, bk, wm, wk, side, i, &pos)) {
+            bad += stored != CKR_EGDB_NONE;
+            continue;
+        }
+        int nm = ckr_gen_moves(&pos, moves), win = 0, draw = 0;
+        for (int j = 0; j < nm; j++) {
+            ckr_make(&pos, &moves[j]);
+            int v = ckr_egdb_probe(db, &pos);
+            ckr_unmake(&pos, &moves[j]);
+            if (v == CKR_EGDB_LOSS)
+                win = 1;
+            else if (v != CKR_EGDB_WIN)
+                draw = 1;
+        }
+        int want = win ? CKR_EGDB_WIN : draw ? CKR_EGDB_DRAW : CKR_EGDB_LOSS;
+        bad += stored != want;
+    }
+    return bad;
+}

@@ -1,0 +1,241 @@
+"""The endgame database: win, loss or draw for every position of a few pieces.
+
+The tables are solved in C (``csrc/egdb.c``) and kept one file per material
+signature and side to move.  A file is a 32-byte header followed by the packed
+values, four 2-bit values a byte::
+
+    magic "SMLEGDB\\0" | version u32 | bm bk wm wk side u8 | 3 pad | slots u64 | crc32 u32
+
+``bm`` black men, ``bk`` black kings, ``wm`` white men, ``wk`` white kings;
+``side`` 0 when Black is to move.  A file whose length, header or checksum
+does not match is rejected with :class:`EgdbError` naming it, so a build that
+was cut off is rebuilt rather than trusted.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import time
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine import core
+from engine.errors import SamuelError
+
+MAGIC = b"SMLEGDB\0"
+VERSION = 1
+HEADER = struct.Struct("<8sI5B3xQI")
+"""magic, version, bm, bk, wm, wk, side, slots, crc32 of the packed values (32 bytes)."""
+
+DRAW: int = core.EGDB_DRAW
+WIN: int = core.EGDB_WIN
+LOSS: int = core.EGDB_LOSS
+NONE: int = core.EGDB_NONE
+VALUE_NAMES: dict[int, str] = {DRAW: "draw", WIN: "win", LOSS: "loss", NONE: "none"}
+MAX_PIECES = 8
+
+
+class EgdbError(SamuelError):
+    """An endgame table file that is missing, torn, or not an endgame table."""
+
+
+@dataclass(frozen=True)
+class Signature:
+    """Material: black men, black kings, white men, white kings (both sides to move share it)."""
+
+    bm: int
+    bk: int
+    wm: int
+    wk: int
+
+    @property
+    def pieces(self) -> int:
+        return self.bm + self.bk + self.wm + self.wk
+
+    @property
+    def men(self) -> int:
+        return self.bm + self.wm
+
+    @property
+    def size(self) -> int:
+        """Index slots of one side to move's table."""
+        return core.egdb_size(self.bm, self.bk, self.wm, self.wk)
+
+    @property
+    def name(self) -> str:
+        return f"{self.bm}{self.bk}{self.wm}{self.wk}"
+
+    def describe(self) -> str:
+        def side(men: int, kings: int) -> str:
+            parts = [f"{men}m"] if men else []
+            return "".join(parts + ([f"{kings}k"] if kings else []))
+
+        return f"B {side(self.bm, self.bk)} v W {side(self.wm, self.wk)}"
+
+    @classmethod
+    def of(cls, raw: core.RawPosition) -> Signature:
+        return cls(raw.black_men.bit_count(), raw.black_kings.bit_count(),
+                   raw.white_men.bit_count(), raw.white_kings.bit_count())
+
+
+def signatures(max_pieces: int) -> list[Signature]:
+    """Every signature of 2..max_pieces pieces with a piece on each side, in build order.
+
+    Fewer pieces first (a capture removes one), then fewer men (a crowning turns a
+    man into a king), so every signature a move leads out to comes earlier.
+    """
+    if not 2 <= max_pieces <= MAX_PIECES:
+        raise ValueError(f"pieces must be 2..{MAX_PIECES}, got {max_pieces}")
+    out: list[Signature] = []
+    for total in range(2, max_pieces + 1):
+        for men in range(total + 1):
+            for bm in range(men + 1):
+                wm = men - bm
+                for bk in range(total - men + 1):
+                    wk = total - men - bk
+                    if bm + bk and wm + wk:
+                        out.append(Signature(bm, bk, wm, wk))
+    return out
+
+
+def table_path(directory: Path, sig: Signature, side: int) -> Path:
+    return directory / f"egdb-{sig.name}-{'bw'[side]}.bin"
+
+
+def write_table(path: Path, sig: Signature, side: int, data: bytes) -> None:
+    """Write a table file atomically (a temporary file renamed into place)."""
+    header = HEADER.pack(MAGIC, VERSION, sig.bm, sig.bk, sig.wm, sig.wk, side, sig.size, zlib.crc32(data))
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as f:
+        f.write(header)
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def read_table(path: Path) -> tuple[Signature, int, bytes]:
+    """(signature, side, packed values) of a table file; EgdbError when it is not a whole table."""
+    blob = Path(path).read_bytes()
+    if len(blob) < HEADER.size:
+        raise EgdbError(f"{path}: torn endgame table ({len(blob)} bytes, shorter than its header)")
+    magic, version, bm, bk, wm, wk, side, slots, crc = HEADER.unpack_from(blob)
+    if magic != MAGIC:
+        raise EgdbError(f"{path}: not an endgame table (bad magic)")
+    if version != VERSION:
+        raise EgdbError(f"{path}: endgame table version {version}, this build reads {VERSION}")
+    sig = Signature(bm, bk, wm, wk)
+    if side not in (0, 1) or sig.size < 0 or slots != sig.size:
+        raise EgdbError(f"{path}: header does not describe a table ({sig.name}, side {side}, {slots} slots)")
+    data = blob[HEADER.size:]
+    want = (slots + 3) // 4
+    if len(data) != want:
+        raise EgdbError(f"{path}: torn endgame table ({len(data)} of {want} data bytes)")
+    if zlib.crc32(data) != crc:
+        raise EgdbError(f"{path}: endgame table checksum mismatch")
+    return sig, side, data
+
+
+@dataclass(frozen=True)
+class BuildStep:
+    """One signature of a build: solved now (passes > 0) or loaded from a valid file (passes 0)."""
+
+    signature: Signature
+    positions: int
+    passes: int
+    seconds: float
+
+
+class Database:
+    """Endgame tables in memory, loaded from a directory or built into one."""
+
+    def __init__(self) -> None:
+        self.tables = core.EgdbTables()
+        self.loaded: set[tuple[Signature, int]] = set()
+
+    @classmethod
+    def open(cls, directory: str | Path) -> Database:
+        """Load every table file in a directory; EgdbError when it holds none or a bad one."""
+        d = Path(directory)
+        if not d.is_dir():
+            raise EgdbError(f"{d}: no such endgame database directory")
+        db = cls()
+        for path in sorted(d.glob("egdb-*.bin")):
+            db.load_file(path)
+        if not db.loaded:
+            raise EgdbError(f"{d}: no endgame tables in this directory")
+        return db
+
+    def load_file(self, path: Path) -> tuple[Signature, int]:
+        sig, side, data = read_table(path)
+        self.tables.put_data(sig.bm, sig.bk, sig.wm, sig.wk, side, data)
+        self.loaded.add((sig, side))
+        return sig, side
+
+    @property
+    def max_pieces(self) -> int:
+        """The most pieces of any loaded table (0 when empty)."""
+        return max((s.pieces for s, _ in self.loaded), default=0)
+
+    def signatures(self) -> list[Signature]:
+        """The loaded signatures (with both sides to move present), in build order."""
+        have = {s for s, side in self.loaded if (s, 1 - side) in self.loaded}
+        return [s for s in signatures(max(self.max_pieces, 2)) if s in have]
+
+    def probe(self, raw: core.RawPosition) -> int | None:
+        """WIN, LOSS or DRAW for the side to move, or None when no table covers the position."""
+        v = self.tables.probe(raw)
+        return None if v < 0 else v
+
+    def value_at(self, sig: Signature, side: int, index: int) -> int:
+        return self.tables.value_at(sig.bm, sig.bk, sig.wm, sig.wk, side, index)
+
+    def check(self, sig: Signature, side: int) -> tuple[int, dict[str, int]]:
+        """(inconsistent positions, count of each value) for one table."""
+        bad, counts = self.tables.check(sig.bm, sig.bk, sig.wm, sig.wk, side)
+        if bad < 0:
+            raise EgdbError(f"checking {sig.name}: a table it leads to is not loaded")
+        return bad, {VALUE_NAMES[v]: counts[v] for v in (WIN, LOSS, DRAW, NONE)}
+
+    def positions(self, sig: Signature, side: int) -> Iterator[tuple[int, core.RawPosition]]:
+        """(slot, position) of every slot that holds a position (slow: for tests and tools)."""
+        for i in range(sig.size):
+            raw = core.egdb_position(sig.bm, sig.bk, sig.wm, sig.wk, side, i)
+            if raw is not None:
+                yield i, raw
+
+
+def build(max_pieces: int, out: str | Path,
+          on_step: Callable[[BuildStep, int, int], None] | None = None) -> Database:
+    """Build (or resume) a database of 2..max_pieces pieces in directory ``out``.
+
+    A signature whose two files are whole and valid is loaded, not rebuilt; a
+    torn or foreign file is rebuilt.  ``on_step(step, done_slots, total_slots)``
+    follows each signature.
+    """
+    d = Path(out)
+    d.mkdir(parents=True, exist_ok=True)
+    db = Database()
+    sigs = signatures(max_pieces)
+    total = sum(2 * s.size for s in sigs)
+    done = 0
+    for sig in sigs:
+        start = time.perf_counter()
+        paths = [table_path(d, sig, side) for side in (0, 1)]
+        passes = 0
+        try:
+            for path in paths:
+                if db.load_file(path)[0] != sig:
+                    raise EgdbError(f"{path}: holds another signature")
+        except (OSError, EgdbError):
+            passes = db.tables.build(sig.bm, sig.bk, sig.wm, sig.wk)
+            for side, path in enumerate(paths):
+                write_table(path, sig, side, db.tables.get_data(sig.bm, sig.bk, sig.wm, sig.wk, side))
+                db.loaded.add((sig, side))
+        done += 2 * sig.size
+        if on_step is not None:
+            on_step(BuildStep(sig, 2 * sig.size, passes, time.perf_counter() - start), done, total)
+    return db
