@@ -332,6 +332,8 @@ static void update_pv(ckr_engine *e, int ply, const ckr_move *m)
 /* Every searcher's node entry: count it, clear its PV, and say whether to abort. */
 static inline int enter_node(ckr_engine *e, int ply)
 {
+    if (e->aborted) /* a re-search asked for after the stop: not a node */
+        return 1;
     e->pvlen[ply] = 0;
     e->nodes++;
     if (ply > e->seldepth)
