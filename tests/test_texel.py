@@ -19,11 +19,13 @@ PDN = DATA / "oca_first60.pdn"
 
 
 def test_baseline_evaluator_is_the_hand_set_default() -> None:
-    """default-2026-11 is the default evaluator as it was before tuning, frozen: a linear evaluator with
-    the old C weights evaluates exactly as the old CKR_EVAL_DEFAULT did (the C default with these weights)."""
+    """default-2026-11 plays exactly as the default did before tuning: its bench signature is the old
+    default's (148292 at depth 7), and a linear evaluator with the C default's weights is ``default``."""
+    from engine.bench import signature
+
     base = evaluators.by_name("default-2026-11")
     assert base.spec.kind == core.EVAL_LINEAR and len(base.spec.weights) == len(evaluators.FEATURE_NAMES)
-    assert base.spec.weights[:2] == (100 * core.WEIGHT_ONE, 140 * core.WEIGHT_ONE)
+    assert signature(7, "default-2026-11", hash_mb=16)[0] == 148292
     default = evaluators.linear([w / core.WEIGHT_ONE for w in core.default_weights()])
     rng = np.random.default_rng(3)
     for _ in range(300):
@@ -34,8 +36,6 @@ def test_baseline_evaluator_is_the_hand_set_default() -> None:
                 break
             board.push(moves[int(rng.integers(len(moves)))])
         assert default.evaluate(board) == evaluators.by_name("default").evaluate(board)
-        if tuple(core.default_weights()) == evaluators.DEFAULT_2026_11_WEIGHTS:
-            assert base.evaluate(board) == default.evaluate(board)
 
 
 def test_batch_features_equal_one_at_a_time() -> None:
