@@ -228,6 +228,10 @@ typedef struct ckr_info {
      * distance from the root; 0 when the PV does not end in the memory). */
     int64_t rote_hits;
     int rote_depth;
+    /* Endgame database (ckr_engine_set_egdb): positions scored from it, and
+     * the root's value in it (CKR_EGDB_WIN/DRAW/LOSS, -1 when not held). */
+    int64_t egdb_hits;
+    int egdb_root;
 } ckr_info;
 
 typedef void (*ckr_info_fn)(void *userdata, const ckr_info *info);

@@ -58,3 +58,43 @@ int ckr_egdb_probe(const ckr_egdb *db, const ckr_pos *pos);
  * Returns the number of inconsistent positions, or -1 when a table it needs
  * is missing. */
 int64_t ckr_egdb_check(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side, int64_t *counts);
+
+/* ---- distance to conversion (optional) ----
+ * For a won or lost position, the plies until the next capture or crowning
+ * (by either side; the move out of the signature counts one ply), the winner
+ * shortening them and the loser stretching them; 0 for draws
+ * and empty slots, and for a lost position without a move.  Between two
+ * conversions only king moves and non-crowning man moves are made, so a win
+ * played along falling distances ends (every conversion takes a piece or
+ * crowns a man) and no stretch of king moves lasts longer than its distance.
+ * A byte a slot, in the order of the values. */
+/* Solve the distances of a signature whose values (and those of the
+ * signatures it leads to) are in db.  Returns the greatest distance, -1 when a
+ * table is missing, -2 out of memory, -3 bad signature. */
+int ckr_egdb_build_distance(ckr_egdb *db, int bm, int bk, int wm, int wk);
+int ckr_egdb_has_distance(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side);
+/* Copy a distance table out (size bytes); -1 when absent or nbytes is wrong. */
+int ckr_egdb_get_distance(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side, uint8_t *out, int64_t nbytes);
+/* Install a distance table (size bytes); 0, -2 out of memory, -3 bad signature or length. */
+int ckr_egdb_put_distance(ckr_egdb *db, int bm, int bk, int wm, int wk, int side, const uint8_t *data, int64_t nbytes);
+/* The distance of a position, or -1 when db holds no distances for it. */
+int ckr_egdb_distance(const ckr_egdb *db, const ckr_pos *pos);
+/* Check a distance table against its successors (the rule above); the number
+ * of positions that break it, or -1 when a table it needs is missing. */
+int64_t ckr_egdb_check_distance(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side);
+
+/* ---- the database in the search ----
+ * The search (CKR_MODE_PVS) probes db, when set, in every position of at most
+ * max_pieces pieces reached by a capture or a man move (the moves that can
+ * change a position's value in the database; between them the search runs on
+ * its evaluation and finds its own way to the next conversion).  A won
+ * position scores CKR_DB_WIN, less its ply, plus the static score (clipped to
+ * +/-CKR_DB_MARGIN) for the winner: sooner and bigger conversions first.  At
+ * the root, a position the database holds has its moves cut to those that keep
+ * its value (all of them when it is lost), and the reported score is the
+ * database's: CKR_DB_WIN, 0 or -CKR_DB_WIN unless the search proved more.
+ * db must outlive the searches; NULL turns probing off. */
+#define CKR_DB_WIN 20000
+#define CKR_DB_MARGIN 900
+#define CKR_DB_BOUND 18972 /* CKR_DB_WIN - CKR_DB_MARGIN - CKR_MAX_PLY */
+void ckr_engine_set_egdb(ckr_engine *engine, const ckr_egdb *db, int max_pieces);

@@ -19,6 +19,7 @@
 
 struct ckr_egdb {
     uint8_t *tab[SIDE_N][SIDE_N][SIDE_N][SIDE_N][2];
+    uint8_t *dist[SIDE_N][SIDE_N][SIDE_N][SIDE_N][2]; /* distance to conversion, a byte a slot (optional) */
 };
 
 static int64_t binom[33][33];
@@ -176,9 +177,11 @@ void ckr_egdb_free(ckr_egdb *db)
 {
     if (!db)
         return;
-    uint8_t **t = &db->tab[0][0][0][0][0];
-    for (size_t i = 0; i < sizeof db->tab / sizeof *t; i++)
+    uint8_t **t = &db->tab[0][0][0][0][0], **d = &db->dist[0][0][0][0][0];
+    for (size_t i = 0; i < sizeof db->tab / sizeof *t; i++) {
         free(t[i]);
+        free(d[i]);
+    }
     free(db);
 }
 
@@ -285,7 +288,7 @@ static inline int64_t pos_index(const ckr_pos *p, int bm, int bk, int wm, int wk
  * just moved (not x->side) reached x with a quiet move: one of its kings
  * stepped from any empty neighbour, or one of its men from an empty square
  * behind it.  (Predecessors that had a capture are settled already.) */
-static void mark_predecessors(uint8_t *flags, const ckr_pos *x, int bm, int bk, int wm, int wk)
+static void mark_predecessors(uint8_t *flags, const ckr_pos *x, int bm, int bk, int wm, int wk, uint8_t bit)
 {
     int o = x->side ^ 1;
     ckr_bb empty = bb_empty(x), mine = x->pieces[o];
@@ -304,7 +307,7 @@ static void mark_predecessors(uint8_t *flags, const ckr_pos *x, int bm, int bk, 
             if (king)
                 pred.kings ^= at | from;
             pred.side = o;
-            flags[pos_index(&pred, bm, bk, wm, wk)] |= DIRTY;
+            flags[pos_index(&pred, bm, bk, wm, wk)] |= bit;
         }
     }
 }
@@ -383,7 +386,7 @@ int ckr_egdb_build(ckr_egdb *db, int bm, int bk, int wm, int wk)
                 if (win || !open) {
                     val[side][i] = win ? CKR_EGDB_WIN : CKR_EGDB_LOSS;
                     changed = 1;
-                    mark_predecessors(ext[side ^ 1], &pos, bm, bk, wm, wk);
+                    mark_predecessors(ext[side ^ 1], &pos, bm, bk, wm, wk, DIRTY);
                 }
             }
     }
@@ -429,6 +432,198 @@ int64_t ckr_egdb_check(const ckr_egdb *db, int bm, int bk, int wm, int wk, int s
         }
         int want = win ? CKR_EGDB_WIN : draw ? CKR_EGDB_DRAW : CKR_EGDB_LOSS;
         bad += stored != want;
+    }
+    return bad;
+}
+
+/* ---- distance to conversion ----
+ * Solved by layers over the finished values: layer k settles the positions
+ * whose distance is k, so every distance read in layer k is below k, and a
+ * value stamped in the same layer (k itself) counts as not yet known.  A win
+ * is 1 + the least distance of a losing successor, a loss 1 + the greatest
+ * distance of its successors; a move out of the signature counts 1 (its
+ * successor's distance is 0: the conversion is what is counted to).  Only
+ * positions a settlement may have changed are looked at again, as in the
+ * build. */
+
+#define NOW 1
+#define NEXT 2
+
+/* The distance a position gets in layer k, or -1 while it is not settled. */
+static int settle_distance(const ckr_egdb *db, ckr_pos *pos, int value, uint8_t *const dist[2],
+                           int bm, int bk, int wm, int wk, int k)
+{
+    ckr_move moves[CKR_MAX_MOVES];
+    int nm = ckr_gen_moves(pos, moves), best = value == CKR_EGDB_WIN ? 1 << 20 : -1;
+    if (nm == 0)
+        return 0;
+    for (int j = 0; j < nm; j++) {
+        int d;
+        ckr_make(pos, &moves[j]);
+        if (!internal_move(&moves[j])) {
+            int v = ckr_egdb_probe(db, pos);
+            d = (value == CKR_EGDB_WIN) == (v == CKR_EGDB_LOSS) ? 0 : -2; /* -2: of no use */
+        } else {
+            int64_t c = pos_index(pos, bm, bk, wm, wk);
+            int v = get2(db->tab[bm][bk][wm][wk][pos->side], c), dc = dist[pos->side][c];
+            if (value == CKR_EGDB_WIN)
+                d = v == CKR_EGDB_LOSS ? (dc < k ? dc : -1) : -2;
+            else
+                d = dc < k ? dc : -1;
+        }
+        ckr_unmake(pos, &moves[j]);
+        if (value == CKR_EGDB_WIN) {
+            if (d >= 0 && d < best)
+                best = d;
+        } else {
+            if (d == -1)
+                return -1; /* a successor not settled yet */
+            if (d > best)
+                best = d;
+        }
+    }
+    if (value == CKR_EGDB_WIN)
+        return best < (1 << 20) ? best + 1 : -1;
+    return best + 1;
+}
+
+int ckr_egdb_build_distance(ckr_egdb *db, int bm, int bk, int wm, int wk)
+{
+    if (!sig_ok(bm, bk, wm, wk) || bm + bk == 0 || wm + wk == 0)
+        return -3;
+    if (!db->tab[bm][bk][wm][wk][0] || !db->tab[bm][bk][wm][wk][1] || !deps_present(db, bm, bk, wm, wk))
+        return -1;
+    int64_t n = ckr_egdb_size(bm, bk, wm, wk);
+    uint8_t *dist[2] = {malloc((size_t)n + 1), malloc((size_t)n + 1)};
+    uint8_t *flags[2] = {calloc((size_t)n + 1, 1), calloc((size_t)n + 1, 1)};
+    if (!dist[0] || !dist[1] || !flags[0] || !flags[1]) {
+        free(dist[0]), free(dist[1]), free(flags[0]), free(flags[1]);
+        return -2;
+    }
+    /* 255: not settled (a draw or an empty slot keeps 0 in the end). */
+    for (int side = 0; side < 2; side++)
+        for (int64_t i = 0; i < n; i++) {
+            int v = get2(db->tab[bm][bk][wm][wk][side], i);
+            dist[side][i] = v == CKR_EGDB_WIN || v == CKR_EGDB_LOSS ? 255 : 0;
+            flags[side][i] = dist[side][i] ? NOW : 0;
+        }
+    int most = 0, open = 1;
+    ckr_pos pos;
+    for (int k = 0; open && k < 255; k++) {
+        open = 0;
+        for (int side = 0; side < 2; side++)
+            for (int64_t i = 0; i < n; i++) {
+                if (!(flags[side][i] & NOW))
+                    continue;
+                flags[side][i] &= (uint8_t)~NOW;
+                if (dist[side][i] != 255)
+                    continue;
+                ckr_egdb_position(bm, bk, wm, wk, side, i, &pos);
+                int d = settle_distance(db, &pos, get2(db->tab[bm][bk][wm][wk][side], i), dist, bm, bk, wm, wk, k);
+                if (d != k)
+                    continue; /* settled in a later layer (d > k cannot happen: it is looked at again) */
+                dist[side][i] = (uint8_t)k;
+                most = k;
+                mark_predecessors(flags[side ^ 1], &pos, bm, bk, wm, wk, NEXT);
+            }
+        for (int side = 0; side < 2; side++)
+            for (int64_t i = 0; i < n; i++)
+                if (flags[side][i] & NEXT) {
+                    flags[side][i] = NOW;
+                    open = 1;
+                }
+        if (k == 0)
+            open = 1; /* layer 1 looks at every position again (moves out of the signature) */
+        if (k == 0)
+            for (int side = 0; side < 2; side++)
+                for (int64_t i = 0; i < n; i++)
+                    if (dist[side][i] == 255)
+                        flags[side][i] = NOW;
+    }
+    for (int side = 0; side < 2; side++) {
+        for (int64_t i = 0; i < n; i++)
+            if (dist[side][i] == 255)
+                dist[side][i] = 0; /* beyond 254 plies (none in 2-5 pieces) */
+        free(db->dist[bm][bk][wm][wk][side]);
+        db->dist[bm][bk][wm][wk][side] = dist[side];
+        free(flags[side]);
+    }
+    return most;
+}
+
+int ckr_egdb_has_distance(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side)
+{
+    return ckr_egdb_has(db, bm, bk, wm, wk, side) && db->dist[bm][bk][wm][wk][side & 1] != NULL;
+}
+
+int ckr_egdb_get_distance(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side, uint8_t *out, int64_t nbytes)
+{
+    if (!ckr_egdb_has_distance(db, bm, bk, wm, wk, side) || nbytes != ckr_egdb_size(bm, bk, wm, wk))
+        return -1;
+    memcpy(out, db->dist[bm][bk][wm][wk][side & 1], (size_t)nbytes);
+    return 0;
+}
+
+int ckr_egdb_put_distance(ckr_egdb *db, int bm, int bk, int wm, int wk, int side, const uint8_t *data, int64_t nbytes)
+{
+    if (!sig_ok(bm, bk, wm, wk) || nbytes != ckr_egdb_size(bm, bk, wm, wk))
+        return -3;
+    uint8_t *t = malloc(nbytes ? (size_t)nbytes : 1);
+    if (!t)
+        return -2;
+    memcpy(t, data, (size_t)nbytes);
+    free(db->dist[bm][bk][wm][wk][side & 1]);
+    db->dist[bm][bk][wm][wk][side & 1] = t;
+    return 0;
+}
+
+int ckr_egdb_distance(const ckr_egdb *db, const ckr_pos *pos)
+{
+    int side = pos->side;
+    if (!pos->pieces[side])
+        return 0;
+    uint32_t b = bb_to_set(pos->pieces[CKR_BLACK]), w = bb_to_set(pos->pieces[CKR_WHITE]);
+    uint32_t k = bb_to_set(pos->kings);
+    uint32_t bms = b & ~k, bks = b & k, wms = w & ~k, wks = w & k;
+    int bm = __builtin_popcount(bms), bk = __builtin_popcount(bks);
+    int wm = __builtin_popcount(wms), wk = __builtin_popcount(wks);
+    if (!sig_ok(bm, bk, wm, wk) || !db->dist[bm][bk][wm][wk][side])
+        return -1;
+    int64_t i = index_sets(bms, bks, wms, wks, bm, bk, wm, wk);
+    return i < 0 ? -1 : db->dist[bm][bk][wm][wk][side][i];
+}
+
+int64_t ckr_egdb_check_distance(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side)
+{
+    side &= 1;
+    if (!ckr_egdb_has_distance(db, bm, bk, wm, wk, side) || !deps_present(db, bm, bk, wm, wk))
+        return -1;
+    int64_t n = ckr_egdb_size(bm, bk, wm, wk), bad = 0;
+    const uint8_t *t = db->tab[bm][bk][wm][wk][side], *dist = db->dist[bm][bk][wm][wk][side];
+    ckr_move moves[CKR_MAX_MOVES];
+    ckr_pos pos;
+    for (int64_t i = 0; i < n; i++) {
+        int v = get2(t, i);
+        if (v != CKR_EGDB_WIN && v != CKR_EGDB_LOSS) {
+            bad += dist[i] != 0;
+            continue;
+        }
+        ckr_egdb_position(bm, bk, wm, wk, side, i, &pos);
+        int nm = ckr_gen_moves(&pos, moves), want = v == CKR_EGDB_WIN ? 1 << 20 : -1;
+        for (int j = 0; j < nm; j++) {
+            ckr_make(&pos, &moves[j]);
+            int c = ckr_egdb_probe(db, &pos);
+            int d = internal_move(&moves[j]) ? ckr_egdb_distance(db, &pos) : 0;
+            ckr_unmake(&pos, &moves[j]);
+            if (d < 0)
+                return -1;
+            if (v == CKR_EGDB_WIN && c == CKR_EGDB_LOSS && d < want)
+                want = d;
+            if (v == CKR_EGDB_LOSS && d > want)
+                want = d;
+        }
+        want = nm == 0 ? 0 : want + 1;
+        bad += want != dist[i];
     }
     return bad;
 }

@@ -48,6 +48,8 @@ struct ckr_engine {
     uint8_t generation;
     ckr_eval eval;
     const ckr_rote *rote;    /* Samuel's rote memory, probed at the leaves (NULL: off) */
+    const ckr_egdb *egdb;    /* the endgame database, probed after conversions (NULL: off) */
+    int egdb_pieces;         /* the most pieces it holds */
     ckr_info_fn callback;
     void *userdata;
     /* Stopping (ckr_engine_arm, ckr_engine_stop): searches are numbered by
@@ -67,6 +69,11 @@ struct ckr_engine {
     int64_t cutoffs;
     int64_t first_cutoffs;
     int64_t rote_hits;
+    int64_t egdb_hits;
+    int egdb_root;              /* the root's value in the database (-1: not held) */
+    int egdb_distance;          /* its distance to conversion (-1: not held) */
+    int root_kept;              /* root moves left to search */
+    uint8_t root_skip[CKR_MAX_MOVES]; /* root moves (generation order) that give the value away */
     int seldepth;
     int aborted;
     int samuel_min;
@@ -160,6 +167,12 @@ void ckr_engine_clear(ckr_engine *e)
 void ckr_engine_set_eval(ckr_engine *e, const ckr_eval *eval) { e->eval = *eval; }
 
 void ckr_engine_set_rote(ckr_engine *e, const ckr_rote *rote) { e->rote = rote; }
+
+void ckr_engine_set_egdb(ckr_engine *e, const ckr_egdb *db, int max_pieces)
+{
+    e->egdb = max_pieces >= 2 ? db : NULL;
+    e->egdb_pieces = db ? max_pieces : 0;
+}
 
 void ckr_engine_set_callback(ckr_engine *e, ckr_info_fn fn, void *userdata)
 {
@@ -387,6 +400,28 @@ static inline int eval_quiet(ckr_engine *e, const ckr_pos *p, int quiet, int ply
     return s;
 }
 
+/* The database's score of a position, when it holds it (see ckr_egdb.h). */
+static int egdb_leaf(ckr_engine *e, const ckr_pos *p, int ply, int *score)
+{
+    if (bb_popcount(p->pieces[0] | p->pieces[1]) > e->egdb_pieces)
+        return 0;
+    int v = ckr_egdb_probe(e->egdb, p);
+    if (v < 0)
+        return 0;
+    e->egdb_hits++;
+    if (v == CKR_EGDB_DRAW) {
+        *score = 0;
+        return 1;
+    }
+    int s = leaf_eval(e, p, ply);
+    if (v == CKR_EGDB_LOSS)
+        s = -s;
+    s = s > CKR_DB_MARGIN ? CKR_DB_MARGIN : s < -CKR_DB_MARGIN ? -CKR_DB_MARGIN : s;
+    s += CKR_DB_WIN - ply;
+    *score = v == CKR_EGDB_WIN ? s : -s;
+    return 1;
+}
+
 static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int ply, int floor)
 {
     if (enter_node(e, ply))
@@ -404,6 +439,10 @@ static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int pl
             beta = mate_hi;
         if (alpha >= beta)
             return alpha;
+        /* A conversion (capture or man move) may land in the database. */
+        int db;
+        if (e->egdb && quiet == 0 && egdb_leaf(e, p, ply, &db))
+            return db;
     }
     if (ply >= CKR_MAX_PLY - 1)
         return eval_quiet(e, p, quiet, ply);
@@ -451,7 +490,7 @@ static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int pl
     for (int i = 0; i < n; i++)
         order[i] = i;
 
-    int best = -CKR_INF, best_idx = 255, orig_alpha = alpha;
+    int best = -CKR_INF, best_idx = 255, orig_alpha = alpha, tried = 0;
     for (int i = 0; i < n; i++) {
         /* selection sort carrying the original index */
         int bi = i;
@@ -469,6 +508,8 @@ static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int pl
             order[i] = order[bi];
             order[bi] = to;
         }
+        if (ply == 0 && e->root_skip[order[i]])
+            continue; /* it gives away the database's value */
         ckr_move *m = &moves[i];
         /* A forced single reply, or any capture, costs no depth. */
         int ext = (n == 1 || capture) ? 1 : 0;
@@ -477,7 +518,7 @@ static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int pl
         e->line[ply] = m;
         ckr_make(p, m);
         int v;
-        if (i == 0) {
+        if (tried++ == 0) {
             v = -pvs(e, p, -beta, -alpha, nd, ply + 1, child_floor);
         } else {
             int r = 0;
@@ -789,6 +830,15 @@ static void fill_info(ckr_engine *e, ckr_info *info, int depth, int score, const
     info->cutoffs = e->cutoffs;
     info->first_cutoffs = e->first_cutoffs;
     info->rote_hits = e->rote_hits;
+    info->egdb_hits = e->egdb_hits;
+    info->egdb_root = e->egdb_root;
+    /* The database knows better than an evaluation: its value stands unless
+     * the search proved a result. */
+    if (e->egdb_root >= 0 && abs(score) <= CKR_WIN_BOUND)
+        info->score = e->egdb_root == CKR_EGDB_DRAW ? 0
+                    : e->egdb_distance >= 0 ? (e->egdb_root == CKR_EGDB_WIN ? 1 : -1) * (CKR_DB_WIN - e->egdb_distance)
+                    : e->egdb_root == CKR_EGDB_WIN ? (score > CKR_DB_BOUND ? score : CKR_DB_WIN)
+                    : (score < -CKR_DB_BOUND ? score : -CKR_DB_WIN);
     info->pvlen = pvlen > CKR_MAX_PV ? CKR_MAX_PV : pvlen;
     if (pv != info->pv)
         memcpy(info->pv, pv, (size_t)info->pvlen * sizeof(ckr_move));
@@ -813,6 +863,66 @@ static void rote_pv_depth(const ckr_engine *e, const ckr_pos *root, ckr_info *in
     }
 }
 
+/* The root in the database: keep only the moves that hold its value (a won
+ * position's winning moves, a drawn one's drawing moves; every move of a lost
+ * one), and let the search choose among them as it likes (it keeps material
+ * and plays naturally).  With distances to conversion, a won position also
+ * keeps only the moves after which the next capture or crowning can still
+ * come before the 40-move rule: entered within it, the win can never slip
+ * into a draw however long it takes (every conversion takes a piece or
+ * crowns a man, and the best move always brings the conversion one ply
+ * nearer).  Returns the first move kept. */
+#define DB_RULE_MARGIN 4
+static int egdb_root_filter(ckr_engine *e, ckr_pos *p, const ckr_move *root, int nroot)
+{
+    memset(e->root_skip, 0, sizeof e->root_skip);
+    e->egdb_root = e->egdb_distance = -1;
+    e->root_kept = nroot;
+    if (!e->egdb || e->limits.mode != CKR_MODE_PVS ||
+        bb_popcount(p->pieces[0] | p->pieces[1]) > e->egdb_pieces)
+        return 0;
+    int v = ckr_egdb_probe(e->egdb, p);
+    if (v < 0)
+        return 0;
+    e->egdb_root = v;
+    if (v == CKR_EGDB_LOSS)
+        return 0;
+    int dist = v == CKR_EGDB_WIN ? ckr_egdb_distance(e->egdb, p) : -1;
+    e->egdb_distance = dist;
+    int want = v == CKR_EGDB_WIN ? CKR_EGDB_LOSS : CKR_EGDB_DRAW, kept = 0, first = 0, nearest = -1;
+    int quiet = e->rep_len, child_dist[CKR_MAX_MOVES];
+    for (int i = 0; i < nroot; i++) {
+        ckr_make(p, &root[i]);
+        int c = ckr_egdb_probe(e->egdb, p);
+        /* A capture or crowning is the conversion itself. */
+        int converts = root[i].ncaps || (root[i].flags & CKR_MOVE_CROWN);
+        child_dist[i] = dist < 0 ? -1 : converts ? 0 : ckr_egdb_distance(e->egdb, p);
+        ckr_unmake(p, &root[i]);
+        e->root_skip[i] = (uint8_t)(c >= 0 && c != want);
+        if (child_dist[i] < 0 || e->root_skip[i])
+            continue;
+        if (nearest < 0 || child_dist[i] < child_dist[nearest])
+            nearest = i;
+        int quiet_after = irreversible(&root[i]) ? 0 : quiet + 1;
+        if (child_dist[i] + quiet_after > FORTY_MOVE_PLIES - DB_RULE_MARGIN)
+            e->root_skip[i] = 1; /* the conversion could come too late */
+    }
+    for (int i = 0; i < nroot; i++)
+        if (!e->root_skip[i] && !kept++)
+            first = i;
+    if (!kept && nearest >= 0) { /* too late for all: the quickest, and hope */
+        e->root_skip[nearest] = 0;
+        kept = 1;
+        first = nearest;
+    }
+    if (!kept) { /* a database that contradicts itself: trust the search */
+        memset(e->root_skip, 0, sizeof e->root_skip);
+        kept = nroot;
+    }
+    e->root_kept = kept;
+    return first;
+}
+
 /* Reports are thinned to one per limits.info_ms: each one takes the GIL in the
  * Python wrapper, which many concurrent searches would otherwise fight over. */
 static void report(ckr_engine *e, const ckr_info *info)
@@ -831,6 +941,8 @@ static void finish_result(ckr_engine *e, ckr_info *result)
 {
     result->nodes = e->nodes;
     result->rote_hits = e->rote_hits;
+    result->egdb_hits = e->egdb_hits;
+    result->egdb_root = e->egdb_root;
     result->time_ms = elapsed_ms(e);
     result->nps = nps_of(e);
 }
@@ -850,11 +962,12 @@ int ckr_search(ckr_engine *e, const ckr_pos *pos, const uint64_t *history, int n
             e->limits.samuel_breaks[i] = (int[]){4, 5, 11, 20}[i];
     clock_gettime(CLOCK_MONOTONIC, &e->start);
     e->last_report_ms = -1;
-    e->nodes = e->tt_hits = e->tt_probes = e->cutoffs = e->first_cutoffs = e->rote_hits = 0;
+    e->nodes = e->tt_hits = e->tt_probes = e->cutoffs = e->first_cutoffs = e->rote_hits = e->egdb_hits = 0;
     e->seldepth = 0;
     e->aborted = 0;
     e->generation++;
     memset(result, 0, sizeof *result);
+    result->egdb_root = e->egdb_root = -1;
     if (nhistory > HIST_MAX) {
         history += nhistory - HIST_MAX;
         nhistory = HIST_MAX;
@@ -864,8 +977,9 @@ int ckr_search(ckr_engine *e, const ckr_pos *pos, const uint64_t *history, int n
         e->rep[e->rep_len++] = history[i];
     if (nroot == 0)
         return 0;
-    result->pv[0] = root[0];
+    result->pv[0] = root[egdb_root_filter(e, &p, root, nroot)];
     result->pvlen = 1;
+    result->egdb_root = e->egdb_root;
 
     int mode = e->limits.mode, maxdepth = e->limits.depth > 0 ? e->limits.depth : CKR_MAX_PLY - 4;
     if (maxdepth > CKR_MAX_PLY - 4)
@@ -920,7 +1034,7 @@ int ckr_search(ckr_engine *e, const ckr_pos *pos, const uint64_t *history, int n
          * when the clock is running. */
         if (abs(score) > CKR_WIN_BOUND && depth > CKR_WIN - abs(score) + 2)
             break;
-        if (nroot == 1 && e->limits.soft_ms > 0)
+        if ((nroot == 1 || e->root_kept == 1) && e->limits.soft_ms > 0)
             break;
         if (e->limits.soft_ms > 0 && elapsed_ms(e) >= e->limits.soft_ms)
             break;

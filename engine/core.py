@@ -21,6 +21,9 @@ lib.ckr_init()
 MAX_MOVES: int = lib.CKR_MAX_MOVES
 WIN: int = lib.CKR_WIN
 WIN_BOUND: int = lib.CKR_WIN_BOUND
+DB_WIN: int = lib.CKR_DB_WIN
+"""A win the endgame database knows (its distance unknown); scores beyond DB_BOUND are such wins."""
+DB_BOUND: int = lib.CKR_DB_BOUND
 MODE_PVS: int = lib.CKR_MODE_PVS
 MODE_SAMUEL: int = lib.CKR_MODE_SAMUEL
 MODE_SHANNON_A: int = lib.CKR_MODE_SHANNON_A
@@ -352,6 +355,10 @@ class CoreInfo:
     """Beta cutoffs of the modern search."""
     first_cutoffs: int = 0
     """Cutoffs made by the first move tried: their share of ``cutoffs`` measures move ordering."""
+    egdb_hits: int = 0
+    """Positions scored from the endgame database (``CoreEngine.set_egdb``)."""
+    egdb_root: int = -1
+    """The root's value in the endgame database (EGDB_WIN/DRAW/LOSS), -1 when not held."""
 
 
 def _info_from_c(info: Any) -> CoreInfo:  # a cffi ckr_info *
@@ -370,6 +377,8 @@ def _info_from_c(info: Any) -> CoreInfo:  # a cffi ckr_info *
         tt_probes=i.tt_probes,
         cutoffs=i.cutoffs,
         first_cutoffs=i.first_cutoffs,
+        egdb_hits=i.egdb_hits,
+        egdb_root=i.egdb_root,
     )
 
 
@@ -414,6 +423,7 @@ class CoreEngine:
         self._ptr = ffi.gc(lib.ckr_engine_new(int(hash_mb)), lib.ckr_engine_free)
         self._eval: _EvalBuffers | None = None  # the engine points into its data buffer
         self._rote: RoteTable | None = None  # kept alive while the engine points into it
+        self._egdb: EgdbTables | None = None  # likewise
         if self._ptr == ffi.NULL:
             raise MemoryError(f"cannot allocate a {hash_mb} MB transposition table")
         self.hash_mb = int(hash_mb)
@@ -443,6 +453,7 @@ class CoreEngine:
                 self._ptr = None
                 self._eval = None
                 self._rote = None
+                self._egdb = None
 
     def set_eval(self, spec: EvalSpec) -> None:
         buffers = _new_eval(spec)
@@ -456,6 +467,13 @@ class CoreEngine:
             if table is not self._rote:
                 lib.ckr_engine_set_rote(self._live(), table._ptr if table is not None else ffi.NULL)
                 self._rote = table
+
+    def set_egdb(self, tables: EgdbTables | None, max_pieces: int = 0) -> None:
+        """Probe the endgame ``tables`` (of up to ``max_pieces`` pieces) in the search; None: off."""
+        with self._lock:
+            ptr = tables.pointer if tables is not None and max_pieces >= 2 else ffi.NULL
+            lib.ckr_engine_set_egdb(self._live(), ptr, int(max_pieces) if ptr != ffi.NULL else 0)
+            self._egdb = tables if ptr != ffi.NULL else None
 
     def arm(self) -> int:
         """Arm this engine's next search and return its ticket.
@@ -722,3 +740,41 @@ class EgdbTables:
         counts = ffi.new("int64_t[4]")
         bad = int(lib.ckr_egdb_check(self._ptr, bm, bk, wm, wk, side, counts))
         return bad, [int(c) for c in counts]
+
+    # Distance to conversion (optional, a byte a slot): see csrc/ckr_egdb.h.
+
+    def build_distance(self, bm: int, bk: int, wm: int, wk: int) -> int:
+        """Solve a signature's distances (its values must be held); returns the greatest."""
+        r = int(lib.ckr_egdb_build_distance(self._ptr, bm, bk, wm, wk))
+        if r == -1:
+            raise ValueError(f"signature {bm}{bk}{wm}{wk}: its values or those it leads to are not loaded")
+        if r == -2:
+            raise MemoryError(f"cannot solve the distances of {bm}{bk}{wm}{wk}")
+        if r < 0:
+            raise ValueError(f"bad signature {bm}{bk}{wm}{wk}")
+        return r
+
+    def has_distance(self, bm: int, bk: int, wm: int, wk: int, side: int) -> bool:
+        return bool(lib.ckr_egdb_has_distance(self._ptr, bm, bk, wm, wk, side))
+
+    def get_distance(self, bm: int, bk: int, wm: int, wk: int, side: int) -> bytes:
+        n = egdb_size(bm, bk, wm, wk)
+        buf = ffi.new("uint8_t[]", max(n, 1))
+        if lib.ckr_egdb_get_distance(self._ptr, bm, bk, wm, wk, side, buf, n) != 0:
+            raise KeyError(f"no distance table {bm}{bk}{wm}{wk} side {side}")
+        return bytes(ffi.buffer(buf, n))
+
+    def put_distance(self, bm: int, bk: int, wm: int, wk: int, side: int, data: bytes) -> None:
+        r = int(lib.ckr_egdb_put_distance(self._ptr, bm, bk, wm, wk, side, data, len(data)))
+        if r == -2:
+            raise MemoryError(f"cannot hold distance table {bm}{bk}{wm}{wk}")
+        if r != 0:
+            raise ValueError(f"distance table {bm}{bk}{wm}{wk}: {len(data)} bytes do not fit the signature")
+
+    def distance(self, raw: RawPosition) -> int:
+        """Plies to the next capture or crowning under best play, or -1 when not held."""
+        return int(lib.ckr_egdb_distance(self._ptr, _new_pos(raw)))
+
+    def check_distance(self, bm: int, bk: int, wm: int, wk: int, side: int) -> int:
+        """Positions whose distance breaks the rule against their successors; -1: tables missing."""
+        return int(lib.ckr_egdb_check_distance(self._ptr, bm, bk, wm, wk, side))

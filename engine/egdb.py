@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import struct
+import threading
 import time
 import zlib
 from collections.abc import Callable, Iterator
@@ -26,6 +27,8 @@ from engine import core
 from engine.errors import SamuelError
 
 MAGIC = b"SMLEGDB\0"
+DISTANCE_MAGIC = b"SMLEDTC\0"
+"""Distance files (``egdb-NAME-b.dtc``): the same header, then a byte a slot."""
 VERSION = 1
 HEADER = struct.Struct("<8sI5B3xQI")
 """magic, version, bm, bk, wm, wk, side, slots, crc32 of the packed values (32 bytes)."""
@@ -105,9 +108,14 @@ def table_path(directory: Path, sig: Signature, side: int) -> Path:
     return directory / f"egdb-{sig.name}-{'bw'[side]}.bin"
 
 
-def write_table(path: Path, sig: Signature, side: int, data: bytes) -> None:
-    """Write a table file atomically (a temporary file renamed into place)."""
-    header = HEADER.pack(MAGIC, VERSION, sig.bm, sig.bk, sig.wm, sig.wk, side, sig.size, zlib.crc32(data))
+def distance_path(directory: Path, sig: Signature, side: int) -> Path:
+    return directory / f"egdb-{sig.name}-{'bw'[side]}.dtc"
+
+
+def write_table(path: Path, sig: Signature, side: int, data: bytes, *, distance: bool = False) -> None:
+    """Write a table file (values, or distances) atomically (a temporary file renamed into place)."""
+    magic = DISTANCE_MAGIC if distance else MAGIC
+    header = HEADER.pack(magic, VERSION, sig.bm, sig.bk, sig.wm, sig.wk, side, sig.size, zlib.crc32(data))
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as f:
         f.write(header)
@@ -117,21 +125,22 @@ def write_table(path: Path, sig: Signature, side: int, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def read_table(path: Path) -> tuple[Signature, int, bytes]:
-    """(signature, side, packed values) of a table file; EgdbError when it is not a whole table."""
+def read_table(path: Path, *, distance: bool = False) -> tuple[Signature, int, bytes]:
+    """(signature, side, packed values or distances) of a table file; EgdbError when it is
+    not a whole table of that kind."""
     blob = Path(path).read_bytes()
     if len(blob) < HEADER.size:
         raise EgdbError(f"{path}: torn endgame table ({len(blob)} bytes, shorter than its header)")
     magic, version, bm, bk, wm, wk, side, slots, crc = HEADER.unpack_from(blob)
-    if magic != MAGIC:
-        raise EgdbError(f"{path}: not an endgame table (bad magic)")
+    if magic != (DISTANCE_MAGIC if distance else MAGIC):
+        raise EgdbError(f"{path}: not an endgame {'distance ' if distance else ''}table (bad magic)")
     if version != VERSION:
         raise EgdbError(f"{path}: endgame table version {version}, this build reads {VERSION}")
     sig = Signature(bm, bk, wm, wk)
     if side not in (0, 1) or sig.size < 0 or slots != sig.size:
         raise EgdbError(f"{path}: header does not describe a table ({sig.name}, side {side}, {slots} slots)")
     data = blob[HEADER.size:]
-    want = (slots + 3) // 4
+    want = slots if distance else (slots + 3) // 4
     if len(data) != want:
         raise EgdbError(f"{path}: torn endgame table ({len(data)} of {want} data bytes)")
     if zlib.crc32(data) != crc:
@@ -155,6 +164,10 @@ class Database:
     def __init__(self) -> None:
         self.tables = core.EgdbTables()
         self.loaded: set[tuple[Signature, int]] = set()
+        self.directory: Path | None = None
+        """Where the tables were loaded from (None when built in memory)."""
+        self.distances: set[tuple[Signature, int]] = set()
+        """The tables whose distances to conversion are held too."""
 
     @classmethod
     def open(cls, directory: str | Path) -> Database:
@@ -163,8 +176,11 @@ class Database:
         if not d.is_dir():
             raise EgdbError(f"{d}: no such endgame database directory")
         db = cls()
+        db.directory = d
         for path in sorted(d.glob("egdb-*.bin")):
             db.load_file(path)
+        for path in sorted(d.glob("egdb-*.dtc")):
+            db.load_distance_file(path)
         if not db.loaded:
             raise EgdbError(f"{d}: no endgame tables in this directory")
         return db
@@ -174,6 +190,24 @@ class Database:
         self.tables.put_data(sig.bm, sig.bk, sig.wm, sig.wk, side, data)
         self.loaded.add((sig, side))
         return sig, side
+
+    def load_distance_file(self, path: Path) -> tuple[Signature, int]:
+        sig, side, data = read_table(path, distance=True)
+        if (sig, side) not in self.loaded:
+            raise EgdbError(f"{path}: distances of {sig.name} without its values")
+        self.tables.put_distance(sig.bm, sig.bk, sig.wm, sig.wk, side, data)
+        self.distances.add((sig, side))
+        return sig, side
+
+    def distance(self, raw: core.RawPosition) -> int | None:
+        """Plies to the next capture or crowning under best play, None when not held."""
+        d = self.tables.distance(raw)
+        return None if d < 0 else d
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of tables held (values, and distances where loaded)."""
+        return sum((s.size + 3) // 4 for s, _ in self.loaded) + sum(s.size for s, _ in self.distances)
 
     @property
     def max_pieces(self) -> int:
@@ -200,6 +234,13 @@ class Database:
             raise EgdbError(f"checking {sig.name}: a table it leads to is not loaded")
         return bad, {VALUE_NAMES[v]: counts[v] for v in (WIN, LOSS, DRAW, NONE)}
 
+    def check_distance(self, sig: Signature, side: int) -> int:
+        """Positions whose distance to conversion disagrees with their successors' (0: none)."""
+        bad = self.tables.check_distance(sig.bm, sig.bk, sig.wm, sig.wk, side)
+        if bad < 0:
+            raise EgdbError(f"checking the distances of {sig.name}: a table it needs is not loaded")
+        return bad
+
     def positions(self, sig: Signature, side: int) -> Iterator[tuple[int, core.RawPosition]]:
         """(slot, position) of every slot that holds a position (slow: for tests and tools)."""
         for i in range(sig.size):
@@ -209,12 +250,14 @@ class Database:
 
 
 def build(max_pieces: int, out: str | Path,
-          on_step: Callable[[BuildStep, int, int], None] | None = None) -> Database:
+          on_step: Callable[[BuildStep, int, int], None] | None = None, *,
+          distance: bool = False) -> Database:
     """Build (or resume) a database of 2..max_pieces pieces in directory ``out``.
 
     A signature whose two files are whole and valid is loaded, not rebuilt; a
     torn or foreign file is rebuilt.  ``on_step(step, done_slots, total_slots)``
-    follows each signature.
+    follows each signature.  With ``distance``, each signature's distances to
+    conversion are solved (or loaded) too, and written beside its values.
     """
     d = Path(out)
     d.mkdir(parents=True, exist_ok=True)
@@ -232,10 +275,109 @@ def build(max_pieces: int, out: str | Path,
                     raise EgdbError(f"{path}: holds another signature")
         except (OSError, EgdbError):
             passes = db.tables.build(sig.bm, sig.bk, sig.wm, sig.wk)
+            for side in (0, 1):  # distances of the old values are stale now
+                distance_path(d, sig, side).unlink(missing_ok=True)
             for side, path in enumerate(paths):
                 write_table(path, sig, side, db.tables.get_data(sig.bm, sig.bk, sig.wm, sig.wk, side))
                 db.loaded.add((sig, side))
+        if distance:
+            passes = max(passes, _distances(db, d, sig))
         done += 2 * sig.size
         if on_step is not None:
             on_step(BuildStep(sig, 2 * sig.size, passes, time.perf_counter() - start), done, total)
     return db
+
+
+def _distances(db: Database, d: Path, sig: Signature) -> int:
+    """Load a signature's distance files, or solve and write them; the layers solved (0: loaded)."""
+    paths = [distance_path(d, sig, side) for side in (0, 1)]
+    try:
+        for path in paths:
+            if db.load_distance_file(path)[0] != sig:
+                raise EgdbError(f"{path}: holds another signature")
+        return 0
+    except (OSError, EgdbError):
+        layers = db.tables.build_distance(sig.bm, sig.bk, sig.wm, sig.wk)
+        for side, path in enumerate(paths):
+            write_table(path, sig, side, db.tables.get_distance(sig.bm, sig.bk, sig.wm, sig.wk, side),
+                        distance=True)
+            db.distances.add((sig, side))
+        return layers + 1
+
+
+# ---- where engines find a database ----
+
+ENV_DIRECTORY = "SAMUEL_EGDB"
+"""Environment variable naming the database directory engines load by default."""
+
+
+def default_directory() -> Path:
+    """``$SAMUEL_EGDB``, else ``$XDG_DATA_HOME/samuel/egdb`` (``~/.local/share/samuel/egdb``).
+
+    ``samuel egdb build`` writes here unless told otherwise, and engines load
+    what is here unless told otherwise: build once, and every engine has it.
+    """
+    env = os.environ.get(ENV_DIRECTORY)
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "samuel" / "egdb"
+
+
+_shared: dict[Path, Database] = {}
+_shared_lock = threading.Lock()
+
+
+def shared(directory: str | Path) -> Database:
+    """The database in ``directory``, loaded once per process and shared by every engine.
+
+    Engines only read the tables, so one copy serves every search thread (a
+    5-piece database is 73 MB).  EgdbError when the directory holds no valid tables.
+    """
+    key = Path(directory).expanduser().resolve()
+    with _shared_lock:
+        db = _shared.get(key)
+        if db is None:
+            db = Database.open(key)
+            _shared[key] = db
+        return db
+
+
+def resolve(setting: str) -> Database | None:
+    """The database an ``egdb`` setting names.
+
+    ``none`` (or ``off``): none.  ``auto``: the default directory's, when it
+    holds tables (absent, the engine plays without one).  Anything else is a
+    directory, which must hold tables: EgdbError naming it otherwise.
+    """
+    text = setting.strip()
+    if text.lower() in ("none", "off", "false", "0", ""):
+        return None
+    if text.lower() == "auto":
+        d = default_directory()
+        if not d.is_dir() or not any(d.glob("egdb-*.bin")):
+            return None
+        return shared(d)
+    return shared(text)
+
+
+def check_setting(setting: str) -> str:
+    """An ``egdb`` setting, checked without loading anything: EgdbError naming a directory
+    that holds no tables."""
+    text = setting.strip()
+    if text.lower() in ("none", "off", "false", "0", "", "auto"):
+        return text.lower() or "none"
+    d = Path(text).expanduser()
+    if not d.is_dir():
+        raise EgdbError(f"{d}: no such endgame database directory")
+    if not any(d.glob("egdb-*.bin")):
+        raise EgdbError(f"{d}: no endgame tables in this directory")
+    return text
+
+
+def describe(db: Database | None) -> str:
+    """One line saying what an engine probes: ``endgame database: 170 tables, 2-5 pieces (DIR)``."""
+    if db is None:
+        return "endgame database: none"
+    where = f" ({db.directory})" if db.directory is not None else ""
+    return f"endgame database: {len(db.loaded)} tables, 2-{db.max_pieces} pieces{where}"

@@ -11,7 +11,7 @@ import enum
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from engine import core, timeman
 from engine.board import Board
@@ -19,6 +19,9 @@ from engine.errors import GameOverError, OptionError
 from engine.evaluators import DEFAULT, Evaluator
 from engine.limits import Limit
 from engine.move import Move
+
+if TYPE_CHECKING:
+    from engine.egdb import Database
 
 
 class Mode(enum.Enum):
@@ -54,6 +57,15 @@ class Score:
         return self.value > core.WIN_BOUND
 
     @property
+    def is_db_win(self) -> bool:
+        """A win the endgame database knows, at a distance the search has not seen."""
+        return core.DB_BOUND < self.value <= core.WIN_BOUND
+
+    @property
+    def is_db_loss(self) -> bool:
+        return -core.WIN_BOUND <= self.value < -core.DB_BOUND
+
+    @property
     def is_loss(self) -> bool:
         return self.value < -core.WIN_BOUND
 
@@ -76,6 +88,8 @@ class Score:
         p = self.plies_to_end
         if p is not None:
             return f"{'win' if self.is_win else 'loss'} in {p}"
+        if self.is_db_win or self.is_db_loss:
+            return "database win" if self.is_db_win else "database loss"
         return f"{self.value / 100:+.2f}"
 
 
@@ -100,6 +114,10 @@ class SearchInfo:
     cutoffs: int = 0
     first_cutoffs: int = 0
     """Beta cutoffs, and those made by the first move tried (the share measures move ordering)."""
+    egdb_hits: int = 0
+    """Positions scored from the endgame database."""
+    egdb_root: str | None = None
+    """The root's value in the endgame database (``win``, ``draw``, ``loss``), None when not held."""
 
 
 @dataclass(frozen=True)
@@ -124,7 +142,12 @@ def _to_info(ci: core.CoreInfo) -> SearchInfo:
         tt_probes=ci.tt_probes,
         cutoffs=ci.cutoffs,
         first_cutoffs=ci.first_cutoffs,
+        egdb_hits=ci.egdb_hits,
+        egdb_root=_EGDB_VALUES.get(ci.egdb_root),
     )
+
+
+_EGDB_VALUES = {core.EGDB_WIN: "win", core.EGDB_DRAW: "draw", core.EGDB_LOSS: "loss"}
 
 
 class RoteSource(Protocol):
@@ -147,8 +170,11 @@ class Searcher:
         samuel_breaks: tuple[int, int, int, int] = (4, 5, 11, 20),
         mtdf: bool = False,
         rote: RoteSource | None = None,
+        egdb: Database | None = None,
     ) -> None:
         self._core = core.CoreEngine(hash_mb)
+        self._egdb: Database | None = None
+        self.set_egdb(egdb)
         self.rote = rote
         """Samuel's rote memory, probed at the search leaves (None: off)."""
         self.mode = mode
@@ -167,6 +193,18 @@ class Searcher:
 
     def set_hash(self, hash_mb: int) -> None:
         self._core.set_hash(hash_mb)
+
+    @property
+    def egdb(self) -> Database | None:
+        """The endgame database the search probes (None: none)."""
+        return self._egdb
+
+    def set_egdb(self, db: Database | None, max_pieces: int | None = None) -> None:
+        """Probe ``db`` (positions of up to ``max_pieces`` pieces; all it holds by default) in
+        the modern search; None turns it off.  Waits for a running search."""
+        pieces = 0 if db is None else db.max_pieces if max_pieces is None else min(max_pieces, db.max_pieces)
+        self._core.set_egdb(db.tables if db is not None else None, pieces)
+        self._egdb = db if pieces >= 2 else None
 
     @property
     def hash_mb(self) -> int:

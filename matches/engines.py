@@ -12,8 +12,10 @@ array, options a ``[engine.options]`` table; an ``[each]`` table holds keys for
 every engine).  Keys: ``name``, ``proto`` (inproc, hub, cb, dxp), ``cmd``,
 ``arg`` (one more argument for cmd), ``dir`` (its working folder), ``host``,
 ``port``, ``tcp=HOST:PORT``, ``option.NAME=VALUE``; ``eval``/``evaluator``,
-``mode``, ``hash`` (options every samuel engine knows) and ``weights=FILE.json``
-(an evaluator file, in this process only); ``st``, ``tc``, ``depth``, ``nodes``,
+``mode``, ``hash`` (options every samuel engine knows), ``egdb`` (an endgame
+database directory, ``auto`` -- the default directory when it holds tables, the
+default -- or ``none``) and ``weights=FILE.json`` (an evaluator file, in this
+process only); ``st``, ``tc``, ``depth``, ``nodes``,
 ``timemargin`` (this engine's own time control, over the tournament's).
 
 ``make_player`` turns a spec into a ``Player``: ``InProcessPlayer`` searches
@@ -36,7 +38,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeVar
 
-from engine import evaluators
+from engine import egdb, evaluators
 from engine.board import Board
 from engine.errors import GameOverError, SamuelError
 from engine.limits import Limit
@@ -76,7 +78,7 @@ except ModuleNotFoundError:  # Python 3.10
 T = TypeVar("T")
 
 PROTOCOLS: tuple[str, ...] = ("inproc", "hub", "cb", "dxp")
-INPROC_OPTIONS: tuple[str, ...] = ("evaluator", "mode", "hash", "backend")
+INPROC_OPTIONS: tuple[str, ...] = ("evaluator", "mode", "hash", "backend", "egdb")
 """The options an in-process engine takes (``weights=`` sets ``evaluator`` to a file)."""
 DEFAULT_HASH_MB = 16
 DEFAULT_PORTS: dict[str, int] = {"dxp": 27531, "cb": 27532}
@@ -96,7 +98,7 @@ CLIENT_GRACE = 1e6
 _TIME_KEYS = ("st", "tc", "depth", "nodes", "timemargin")
 _KEYS = (
     "name", "proto", "cmd", "arg", "dir", "host", "port", "tcp", "option.NAME", "eval", "evaluator",
-    "mode", "hash", "backend", "weights", "frame", *_TIME_KEYS,
+    "mode", "hash", "backend", "egdb", "weights", "frame", *_TIME_KEYS,
 )
 
 
@@ -241,6 +243,9 @@ class _Draft:
             self.options["evaluator"] = self.path(ev) if ev.endswith(".json") else ev
         elif low in ("mode", "hash"):
             self.options[low] = self.text(k, value).strip()
+        elif low == "egdb":
+            where = self.text(k, value).strip()
+            self.options["egdb"] = where if where.lower() in ("auto", "none", "off") else self.path(where)
         elif low == "backend":
             backend = self.text(k, value).strip().lower()
             if backend not in ("modern", "704"):
@@ -361,6 +366,11 @@ class _Draft:
             if not 1 <= mb <= 4096:
                 raise self.fail(f"hash must be 1..4096 MB, got {mb}")
             options["hash"] = str(mb)
+        if "egdb" in options:
+            try:
+                egdb.resolve(options["egdb"])  # a bad directory is named now, not at the first game
+            except SamuelError as exc:
+                raise self.fail(str(exc)) from None
         return options
 
     @staticmethod
@@ -508,7 +518,8 @@ class InProcessPlayer(Player):
                 evaluator = evaluators.by_name(options.get("evaluator", "default"))
                 mode = Mode.parse(options.get("mode", "pvs"))
                 self._searcher = Searcher(evaluator, mode=mode,
-                                          hash_mb=int(options.get("hash", DEFAULT_HASH_MB)))
+                                          hash_mb=int(options.get("hash", DEFAULT_HASH_MB)),
+                                          egdb=egdb.resolve(options.get("egdb", "auto")))
         except (SamuelError, ValueError, OSError, MemoryError) as exc:
             self._alive = False
             raise PlayerFault(Ending.CRASH, f"{self.who} cannot start: {exc}") from None

@@ -13,6 +13,7 @@ import contextlib
 import logging
 import os
 
+from engine import egdb
 from engine.board import Board, Termination
 from engine.errors import SamuelError
 from engine.limits import Limit
@@ -35,7 +36,7 @@ STATUS_INTERVAL = 0.1
 """Seconds between status lines: CheckerBoard refreshes its status bar every 0.1 s,
 and a line per fast early iteration would cost every concurrent session."""
 
-_NO_DATABASE = ("dbpath", "dbmbytes", "enable_wld", "max_dbpieces", "enable_mtc", "mtcpath")
+_NO_DATABASE = ("enable_mtc", "mtcpath")
 _NO_BOOK = ("bookfile",)
 _NO_MODE = ("allscores", "solve")
 
@@ -195,6 +196,8 @@ class CbSession:
             return 1, "0"  # CB_BOOK_NONE: there is no opening book
         if name == "searchthreads":
             return 1, "1"
+        if name in ("dbpath", "enable_wld", "max_dbpieces", "dbmbytes"):
+            return self._get_database(name)
         if name == "cpus":
             return 1, str(os.cpu_count() or 1)
         if name in SPECS:
@@ -218,18 +221,43 @@ class CbSession:
             if value.strip() == "1":
                 return 1, "1"
             return 0, "samuel searches on one thread: searchthreads stays 1"
-        if name in ("check_wld_dir", "check_mtc_dir"):
-            return 1, f"samuel has no endgame database: nothing checked in {value}"
+        if name == "check_wld_dir":
+            try:
+                return 1, egdb.describe(egdb.shared(value.strip()))
+            except (SamuelError, OSError) as exc:
+                return 1, f"no endgame database there: {exc}"
+        if name == "check_mtc_dir":
+            return 1, "samuel keeps distances to conversion beside its win/loss/draw tables: no MTC directory"
+        if name in ("dbpath", "enable_wld"):
+            setting = value.strip() if name == "dbpath" else "auto" if value.strip() == "1" else "none"
+            return self._set_option("egdb", setting, f"egdb stays {self.engine.options.get('egdb')}")
+        if name in ("max_dbpieces", "dbmbytes"):
+            return 0, f"samuel probes every table it holds, in memory: {name} not used"
         if name in _NO_DATABASE:
-            return 0, f"samuel has no endgame database: {name} not used"
+            return 0, f"samuel has no MTC database: {name} not used"
         if name in _NO_BOOK:
             return 0, f"samuel has no opening book: {name} not used"
         if name in _NO_MODE:
             return 0, f"samuel has no {name} mode"
         return 0, "?"
 
+    def _get_database(self, name: str) -> tuple[int, str]:
+        setting = self.engine.options.get("egdb")
+        try:
+            db = egdb.resolve(setting)
+        except (SamuelError, OSError) as exc:
+            return 0, str(exc)
+        if name == "dbpath":
+            where = db.directory if db is not None else egdb.default_directory() if setting == "auto" else ""
+            return 1, str(where)
+        if name == "enable_wld":
+            return 1, "1" if db is not None else "0"
+        if name == "max_dbpieces":
+            return 1, str(db.max_pieces if db is not None else 0)
+        return 1, str(db.nbytes >> 20 if db is not None else 0)
+
     def _set_option(self, name: str, value: str, kept: str) -> tuple[int, str]:
-        token = value.split()[0] if value.split() else value
+        token = value.strip() if name == "egdb" else value.split()[0] if value.split() else value
         if SPECS[name].kind == "int":
             try:
                 int(token)

@@ -73,6 +73,9 @@ ENGINE_OPTIONS: tuple[OptionSpec, ...] = (
                help="search: modern PVS, Samuel's 1959 plies, or Shannon type A"),
     OptionSpec("hash", "int", "16", minimum=1, maximum=4096,
                help="transposition table size in MB"),
+    OptionSpec("egdb", "string", "auto",
+               help="endgame database: a directory of tables (samuel egdb build), none, or auto: the "
+                    "default directory ($SAMUEL_EGDB, else ~/.local/share/samuel/egdb) when it holds tables"),
     OptionSpec("backend", "enum", "modern", BACKENDS,
                help="which engine plays: the modern core, or Samuel's program in 704 assembly on the "
                     "emulated IBM 704 (its own search and piece-advantage evaluation)"),
@@ -119,3 +122,7 @@ class EngineOptions:
     @property
     def hash_mb(self) -> int:
         return int(self.values["hash"])
+
+    @property
+    def egdb(self) -> str:
+        return self.values["egdb"]

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engine import timeman
+from engine import egdb, timeman
 from engine.board import Board
 from engine.errors import SamuelError
 from engine.learners.generalize_host import AlphaStore, HostedAlpha
@@ -51,6 +51,8 @@ class SessionDefaults:
     """Samuel's Alpha: the name of a polynomial the engine plays with and adjusts after each of its
     moves, saved between games in ``alpha_dir`` (set by the server operator; empty: off)."""
     alpha_dir: str = "alpha"
+    egdb: str = "auto"
+    """The endgame database sessions start with: a directory, ``auto`` or ``none``."""
     hash_budget: HashBudget | None = field(default=None, compare=False)
     """The server-wide ceiling on table memory every session reserves from (None: none)."""
 
@@ -164,10 +166,11 @@ class EngineSession:
         self.options.set("mode", d.mode)
         self.options.set("hash", str(d.hash_mb))
         self.options.set("backend", d.backend)
+        self.options.set("egdb", d.egdb)
         self.deck704 = d.deck704 or None
         self.budget = d.hash_budget
         self._searcher: Searcher | None = None
-        self._searcher_key: tuple[str, str, str, str] | None = None
+        self._searcher_key: tuple[str, str, str, str, str] | None = None
         self._config_lock = threading.Lock()
         """Held while the searcher is built, resized, cleared or freed (in worker threads)."""
         self._clear_pending = False
@@ -192,6 +195,8 @@ class EngineSession:
         if self.searching:
             raise SearchBusyError(f"cannot change option {name!r} while searching; stop first")
         spec = SPECS.get(name.strip().lower())
+        if spec is not None and spec.name == "egdb":
+            egdb.check_setting(value)  # a wrong directory is named now; loading waits for the search
         if spec is not None and spec.name == "hash" and self.budget is not None:
             self.budget.check(self, int(spec.validate(value)))
         return self.options.set(name, value)
@@ -213,7 +218,7 @@ class EngineSession:
             if self._closed:
                 raise SessionClosedError("the session is closed")
             o = self.options
-            key = (o.values["evaluator"], o.values["mode"], o.values["hash"], o.values["backend"])
+            key = (o.values["evaluator"], o.values["mode"], o.values["hash"], o.values["backend"], o.egdb)
             want = o.hash_mb
             if self._searcher is not None and self._searcher_key is not None and \
                     key[3] != self._searcher_key[3]:  # another backend: a new searcher
@@ -241,6 +246,10 @@ class EngineSession:
                     self._resize(s, want)
             searcher = self._searcher
             assert searcher is not None  # built above when it was missing
+            if o.values["backend"] != "704":
+                db = egdb.resolve(o.egdb)  # "auto" finds a database built while the server runs
+                if db is not searcher.egdb:
+                    searcher.set_egdb(db)
             if self._clear_pending:
                 searcher.new_game()
                 self._clear_pending = False

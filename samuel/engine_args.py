@@ -32,9 +32,14 @@ def add_engine_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--hash", type=hash_size, default=64, metavar="MB",
                    help=f"transposition table size in MB, {HASH_MIN_MB}..{HASH_MAX_MB} "
                         "(default: %(default)s)")
+    p.add_argument("--egdb", default="auto", metavar="DIR",
+                   help="endgame database directory (samuel egdb build), 'none', or 'auto': the default "
+                        "directory ($SAMUEL_EGDB, else ~/.local/share/samuel/egdb) when it holds tables "
+                        "(default: %(default)s)")
 
 
 def make_searcher(args: argparse.Namespace) -> Searcher:
+    from engine import egdb
     from engine.evaluators import by_name
     from engine.search import Mode, Searcher
 
@@ -43,6 +48,7 @@ def make_searcher(args: argparse.Namespace) -> Searcher:
 
         return Searcher704(pace=getattr(args, "pace", "emulator"),  # type: ignore[return-value]
                            deck=getattr(args, "deck704", None))
-    return Searcher(by_name(args.eval), mode=Mode.parse(args.mode), hash_mb=args.hash)
+    return Searcher(by_name(args.eval), mode=Mode.parse(args.mode), hash_mb=args.hash,
+                    egdb=egdb.resolve(getattr(args, "egdb", "auto")))
 
 

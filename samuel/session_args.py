@@ -13,7 +13,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from engine import evaluators
+from engine import egdb, evaluators
 from engine.errors import OptionError
 from engine.evaluators import available, evaluator_name
 from protocol.context import ServerSettings, Writer
@@ -53,6 +53,10 @@ def add_session_arguments(p: argparse.ArgumentParser, *, modes: bool = True, lin
     p.add_argument("--deck704", metavar="FILE", type=deck704_file, default=None,
                    help="the deck backend=704 sessions run: a self-loading deck of one's own (samuel "
                         "emu704 asm writes it with its .sym) instead of the program in the package")
+    p.add_argument("--egdb", default="auto", metavar="DIR",
+                   help="endgame database directory (samuel egdb build), 'none', or 'auto': the default "
+                        "directory ($SAMUEL_EGDB, else ~/.local/share/samuel/egdb) when it holds tables "
+                        "(default: %(default)s)")
     p.add_argument("--rote", metavar="FILE", default="",
                    help="Samuel's rote learning: every game adds its positions to this SQLite memory, "
                         "and every search looks its leaves up in it (default: off)")
@@ -83,12 +87,15 @@ def session_defaults(args: argparse.Namespace) -> SessionDefaults:
                           "(raise --hash-budget)")
     if evaluator.endswith(".json"):  # the operator's own file: known by its name to every session
         evaluator = evaluators.register(evaluators.load(evaluator))
+    egdb_setting = getattr(args, "egdb", "auto")
+    db = egdb.resolve(egdb_setting)  # loaded once here, shared by every session; a bad directory stops us now
+    logging.getLogger("samuel").info("%s", egdb.describe(db))
     return SessionDefaults(evaluator=evaluator, mode=getattr(args, "mode", "pvs"), hash_mb=args.hash,
                            backend=args.backend, deck704=getattr(args, "deck704", None) or "",
                            rote=getattr(args, "rote", "") or "",
                            rote_merge_every=getattr(args, "rote_merge_every", 20),
                            alpha=getattr(args, "alpha", "") or "",
-                           alpha_dir=alpha_dir, hash_budget=HashBudget(budget_mb))
+                           alpha_dir=alpha_dir, egdb=egdb_setting, hash_budget=HashBudget(budget_mb))
 
 
 def configure_logging(path: str | None, level: str, *, stderr: bool) -> None:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import logging
+import os
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -11,6 +14,12 @@ from shared_data import oca_first_games
 
 if TYPE_CHECKING:
     from engine.learners.book_data import BookPositions
+
+
+# Engines load the default endgame database when it is present: point the default at a
+# directory that never exists, so a database built on this machine changes no test
+# (and servers the tests start inherit it).  Tests that want one pass it explicitly.
+os.environ["SAMUEL_EGDB"] = str(Path(tempfile.gettempdir()) / "samuel-tests-egdb-absent")
 
 
 class _RaiseOnError(logging.Handler):

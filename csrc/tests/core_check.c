@@ -144,6 +144,51 @@ static int rote_check(ckr_engine *e)
     return bad;
 }
 
+/* The endgame database of 2..3 pieces with distances: built, checked against
+ * its successors, and probed by searches (a won root, captures into it). */
+static int egdb_check(ckr_engine *e)
+{
+    ckr_egdb *db = ckr_egdb_new();
+    int bad = 0, sigs = 0;
+    for (int total = 2; total <= 3; total++)
+        for (int men = 0; men <= total; men++)
+            for (int bm = 0; bm <= men; bm++)
+                for (int bk = 0; bk <= total - men; bk++) {
+                    int wm = men - bm, wk = total - men - bk;
+                    if (!(bm + bk) || !(wm + wk))
+                        continue;
+                    sigs++;
+                    if (ckr_egdb_build(db, bm, bk, wm, wk) < 1 || ckr_egdb_build_distance(db, bm, bk, wm, wk) < 0)
+                        bad = 1;
+                    int64_t counts[4];
+                    for (int side = 0; side < 2; side++)
+                        if (ckr_egdb_check(db, bm, bk, wm, wk, side, counts) != 0 ||
+                            ckr_egdb_check_distance(db, bm, bk, wm, wk, side) != 0)
+                            bad = 1;
+                }
+    ckr_engine_set_egdb(e, db, 3);
+    ckr_limits lim;
+    memset(&lim, 0, sizeof lim);
+    lim.mode = CKR_MODE_PVS;
+    lim.depth = 12;
+    ckr_info info;
+    ckr_pos won, four;
+    ckr_pos_set(&won, 0, 0x3u, 0, 1u << 9, CKR_BLACK);             /* B:WK10:BK1,K2 */
+    ckr_pos_set(&four, 0, 0x3u, 0, (1u << 13) | (1u << 22), CKR_BLACK); /* B:WK14,K23:BK1,K2 */
+    ckr_engine_clear(e);
+    ckr_search(e, &won, 0, 0, &lim, &info);
+    printf("egdb: %d signatures; won root value %d score %d\n", sigs, info.egdb_root, info.score);
+    if (info.egdb_root != CKR_EGDB_WIN || info.score <= CKR_DB_BOUND)
+        bad = 1;
+    ckr_search(e, &four, 0, 0, &lim, &info);
+    printf("egdb: four pieces, %lld probes\n", (long long)info.egdb_hits);
+    if (info.egdb_root != -1 || info.egdb_hits < 1)
+        bad = 1;
+    ckr_engine_set_egdb(e, 0, 0);
+    ckr_egdb_free(db);
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     int maxdepth = argc > 1 ? atoi(argv[1]) : 8;
@@ -182,6 +227,7 @@ int main(int argc, char **argv)
         ckr_search(e, &k, 0, 0, &lim, &info);
         printf("kings search: depth %d score %d nodes %lld\n", info.depth, info.score, (long long)info.nodes);
         bad |= rote_check(e);
+        bad |= egdb_check(e);
         for (int i = 2; i < argc; i++)
             bad |= eval_check(e, argv[i]);
         ckr_engine_free(e);

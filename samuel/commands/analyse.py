@@ -134,5 +134,9 @@ def run(args: argparse.Namespace) -> int:
     board = setup_board(args.fen, args.moves)
     require_game_on(board)
     searcher = make_searcher(args)
+    if searcher.egdb is not None:
+        from engine.egdb import describe
+
+        print(describe(searcher.egdb), flush=True)
     analyse(board, searcher, limit_from_args(args))
     return 0
