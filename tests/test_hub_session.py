@@ -110,6 +110,7 @@ def test_handshake_declares_variant_options_and_frame() -> None:
             assert set(params) == {"variant", "evaluator", "mode", "hash", "backend", "frame"}
             assert params["hash"]["type"] == "int"
             assert params["frame"]["values"] == "auto literal pydraughts"
+            assert params["mode"]["values"] == "pvs samuel shannon-a fogel shannon-b"
             for line in lines:  # pydraughts needs every token after the command to be key=value
                 assert all(v is not None for v in parse(line).args.values())
             hub.send("set-param name=variant value=english")
