@@ -121,7 +121,7 @@ static int shannon_b(ckr_engine *e, ckr_pos *p, int alpha, int beta, int ply, in
             if (stand > alpha)
                 alpha = stand;
         } else if (keep_forceful + keep_quiet < 1) {
-            keep_quiet = keep_forceful = 1; /* not stable: the most plausible defence is looked at */
+            keep_quiet = keep_forceful = 1; /* not stable: the most plausible answers are looked at */
         }
     }
 
