@@ -181,9 +181,9 @@ int ckr_evaluate_ctx(const ckr_eval *eval, const ckr_pos *pos, const ckr_pos *pa
  * branch, and two more while the leaf has a jump pending; leaves are scored
  * from the root side's point of view (their network is not antisymmetric).
  * CKR_MODE_SHANNON_B, Shannon's type B: full width to the depth (the base),
- * then only forceful moves (captures, offers, crownings, attacks) and the few
- * most plausible quiet ones, fewer each ply, to ply 20; a static score only
- * at stable positions (nothing en prise); docs/shannon-b.md.
+ * then every capture but only the few most plausible forceful (offers,
+ * crownings, attacks) and quiet moves, fewer each ply, to ply 20; a static
+ * score only at stable positions (nothing en prise); docs/shannon-b.md.
  * Time limits are in milliseconds; 0 or negative means "none".  soft_ms is
  * the budget after which no new iteration starts; hard_ms aborts the search. */
 #define CKR_MODE_PVS 0

@@ -10,13 +10,14 @@
  *      established": g(P) = 1 while a piece of either side is en prise (the
  *      side to move has a capture, or would face one if it passed); a static
  *      score is taken only where g(P) = 0, except at the depth cap.
- *  (2) "Select the variations to be explored": h(P, M) keeps every forceful
- *      move (a capture, a move that offers a capture, a crowning, a move that
- *      threatens a capture) and ranks the others by the static score of the
- *      position they lead to; "as it gets further into the variation the
- *      requirements on h are set higher", so past the full-width base of
- *      `base` plies only the SB_WIDTH best quiet moves are kept, one fewer
- *      each ply, then none.
+ *  (2) "Select the variations to be explored": h(P, M) puts the forceful
+ *      moves (a capture, a move that offers a capture, a crowning, a move
+ *      that threatens a capture) above the quiet ones, and ranks each kind
+ *      by the static score of the position the move leads to; "as it gets
+ *      further into the variation the requirements on h are set higher", so
+ *      past the full-width base of `base` plies every capture is followed,
+ *      but only the SB_FORCEFUL_WIDTH best other forceful moves and the
+ *      SB_WIDTH best quiet ones, one fewer of each every ply, then none.
  *
  * The tree is searched by fail-soft alpha-beta (it returns the minimax value
  * of the same selected tree, with fewer nodes); moves are tried in order of
