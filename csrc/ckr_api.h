@@ -180,12 +180,17 @@ int ckr_evaluate_ctx(const ckr_eval *eval, const ckr_pos *pos, const ckr_pos *pa
  * depth, two plies more for every two forced moves (one legal move) along the
  * branch, and two more while the leaf has a jump pending; leaves are scored
  * from the root side's point of view (their network is not antisymmetric).
+ * CKR_MODE_SHANNON_B, Shannon's type B: full width to the depth (the base),
+ * then every capture but only the few most plausible forceful (offers,
+ * crownings, attacks) and quiet moves, fewer each ply, to ply 20; a static
+ * score only at stable positions (nothing en prise); docs/shannon-b.md.
  * Time limits are in milliseconds; 0 or negative means "none".  soft_ms is
  * the budget after which no new iteration starts; hard_ms aborts the search. */
 #define CKR_MODE_PVS 0
 #define CKR_MODE_SAMUEL 1
 #define CKR_MODE_SHANNON_A 2
 #define CKR_MODE_FOGEL 3
+#define CKR_MODE_SHANNON_B 4
 
 /* Root driver of CKR_MODE_PVS: aspiration-window PVS (the default, and the
  * faster on the bench) or MTD(f), a series of zero-window searches. */

@@ -673,6 +673,10 @@ static int minimax(ckr_engine *e, ckr_pos *p, int depth, int ply)
     return best;
 }
 
+/* ---- Shannon type B (its own file) ---- */
+
+#include "search_shannon_b.h"
+
 /* ---- Chellapilla and Fogel ---- */
 
 /* The leaf score for the side to move.  Their network scores a position for
@@ -985,7 +989,8 @@ int ckr_search(ckr_engine *e, const ckr_pos *pos, const uint64_t *history, int n
     if (maxdepth > CKR_MAX_PLY - 4)
         maxdepth = CKR_MAX_PLY - 4;
 
-    if (mode == CKR_MODE_SAMUEL || mode == CKR_MODE_SHANNON_A || mode == CKR_MODE_FOGEL) {
+    if (mode == CKR_MODE_SAMUEL || mode == CKR_MODE_SHANNON_A || mode == CKR_MODE_FOGEL ||
+        mode == CKR_MODE_SHANNON_B) {
         /* A fixed depth gives one pass, as the originals played; with only a
          * clock or node budget the pass is repeated one ply deeper each time. */
         int fixed = e->limits.depth > 0;
@@ -1001,6 +1006,7 @@ int ckr_search(ckr_engine *e, const ckr_pos *pos, const uint64_t *history, int n
             e->seldepth = 0;
             int v = mode == CKR_MODE_SAMUEL ? samuel(e, &p, -CKR_INF, CKR_INF, 0, 0)
                   : mode == CKR_MODE_FOGEL ? fogel(e, &p, -CKR_INF, CKR_INF, 0, 0, 0, p.side)
+                  : mode == CKR_MODE_SHANNON_B ? shannon_b(e, &p, -CKR_INF, CKR_INF, 0, depth)
                   : minimax(e, &p, depth, 0);
             if (e->aborted || e->pvlen[0] == 0)
                 break;

@@ -29,10 +29,11 @@ class Mode(enum.Enum):
     SAMUEL = core.MODE_SAMUEL
     SHANNON_A = core.MODE_SHANNON_A
     FOGEL = core.MODE_FOGEL
+    SHANNON_B = core.MODE_SHANNON_B
 
     @property
     def text(self) -> str:
-        """The name options and the command line use: ``pvs``, ``samuel``, ``shannon-a``, ``fogel``."""
+        """The name options and the command line use: ``pvs``, ``shannon-a``, ``shannon-b``, ..."""
         return self.name.lower().replace("_", "-")
 
     @classmethod
@@ -40,9 +41,11 @@ class Mode(enum.Enum):
         key = text.strip().lower().replace("-", "_")
         aliases = {"pvs": cls.PVS, "modern": cls.PVS, "samuel": cls.SAMUEL, "samuel1959": cls.SAMUEL,
                    "shannon_a": cls.SHANNON_A, "type_a": cls.SHANNON_A, "minimax": cls.SHANNON_A,
-                   "fogel": cls.FOGEL, "chellapilla": cls.FOGEL}
+                   "fogel": cls.FOGEL, "chellapilla": cls.FOGEL,
+                   "shannon_b": cls.SHANNON_B, "type_b": cls.SHANNON_B}
         if key not in aliases:
-            raise OptionError(f"unknown search mode {text!r}; choose from pvs, samuel, shannon-a, fogel")
+            raise OptionError(f"unknown search mode {text!r}; "
+                              f"choose from {', '.join(m.text for m in cls)}")
         return aliases[key]
 
 

@@ -70,7 +70,8 @@ ENGINE_OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("evaluator", "enum", "default", evaluators.available,
                help="the evaluation function"),
     OptionSpec("mode", "enum", "pvs", MODES,
-               help="search: modern PVS, Samuel's 1959 plies, or Shannon type A"),
+               help="search: modern PVS, Samuel's 1959 plies, Shannon's type A or B, or Chellapilla "
+                    "and Fogel's"),
     OptionSpec("hash", "int", "16", minimum=1, maximum=4096,
                help="transposition table size in MB"),
     OptionSpec("egdb", "string", "auto",

@@ -10,7 +10,7 @@ from samuel.argtypes import HASH_MAX_MB, HASH_MIN_MB, EvaluatorAction, deck704_f
 if TYPE_CHECKING:
     from engine.search import Searcher
 
-MODE_CHOICES = ("pvs", "samuel", "shannon-a", "fogel")
+MODE_CHOICES = ("pvs", "samuel", "shannon-a", "fogel", "shannon-b")
 
 
 def add_engine_arguments(p: argparse.ArgumentParser) -> None:
@@ -18,8 +18,9 @@ def add_engine_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--eval", default="default", type=evaluator_type, action=EvaluatorAction,
                    help=" (default: %(default)s)")
     p.add_argument("--mode", default="pvs", choices=MODE_CHOICES,
-                   help="search algorithm: modern PVS, Samuel's 1959 search, plain minimax, or "
-                        "Chellapilla and Fogel's alpha-beta with their extensions (default: %(default)s)")
+                   help="search algorithm: modern PVS, Samuel's 1959 search, plain minimax "
+                        "(Shannon's type A), Chellapilla and Fogel's alpha-beta with their extensions, "
+                        "or Shannon's selective type B (default: %(default)s)")
     p.add_argument("--backend", default="modern", choices=("modern", "704"),
                    help="the modern core, or Samuel's program in 704 assembly on the emulated IBM 704 "
                         "(its own search and piece-advantage evaluation; --eval and --mode do not apply)")

@@ -113,6 +113,8 @@ CB177 = [
     ("set evaluator material", r"reply 1 material"),
     ("get mode", r"reply 1 pvs"),
     ("set mode samuel", r"reply 1 samuel"),
+    ("set mode shannon-b", r"reply 1 shannon-b"),
+    ("set mode samuel", r"reply 1 samuel"),
     ("get backend", r"reply 1 modern"),
     ("set evaluator nonsense", r"reply 0 evaluator stays material: .*"),
     ("Hello engine, how are you?", r"reply 0 \?"),

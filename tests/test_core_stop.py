@@ -157,6 +157,7 @@ def _fixed_searches() -> list[tuple[Searcher, Board, Limit]]:
         (Searcher(DEFAULT, mode=Mode.SAMUEL, hash_mb=2), Board(MIDGAME), Limit(depth=3)),
         (Searcher(evaluators.by_name("samuel-1959"), hash_mb=2), Board(), Limit(depth=6)),
         (Searcher(DEFAULT, mode=Mode.SHANNON_A, hash_mb=2), Board(MIDGAME), Limit(depth=4)),
+        (Searcher(DEFAULT, mode=Mode.SHANNON_B, hash_mb=2), Board(MIDGAME), Limit(depth=6)),
     ]
 
 

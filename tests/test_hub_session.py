@@ -111,6 +111,7 @@ def test_handshake_declares_variant_options_and_frame() -> None:
             assert params["egdb"]["type"] == "string"
             assert params["hash"]["type"] == "int"
             assert params["frame"]["values"] == "auto literal pydraughts"
+            assert params["mode"]["values"] == "pvs samuel shannon-a fogel shannon-b"
             for line in lines:  # pydraughts needs every token after the command to be key=value
                 assert all(v is not None for v in parse(line).args.values())
             hub.send("set-param name=variant value=english")

@@ -49,7 +49,7 @@ static int eval_check(ckr_engine *e, const char *path)
     ckr_pos_set(&later, 0x2107u, 0x4000000u, 0xE0200000u, 0x20u, CKR_WHITE);
     const ckr_pos *roots[2] = {&start, &later};
     for (int r = 0; r < 2; r++)
-        for (int mode = 0; mode < 4; mode++) {
+        for (int mode = 0; mode <= CKR_MODE_SHANNON_B; mode++) {
             ckr_limits lim;
             memset(&lim, 0, sizeof lim);
             lim.mode = mode;
@@ -213,7 +213,7 @@ int main(int argc, char **argv)
         ckr_limits lim;
         memset(&lim, 0, sizeof lim);
         ckr_info info;
-        for (int mode = 0; mode < 4; mode++) {
+        for (int mode = 0; mode <= CKR_MODE_SHANNON_B; mode++) {
             lim.mode = mode;
             lim.depth = mode == CKR_MODE_PVS ? 10 : mode == CKR_MODE_SAMUEL ? 3 : 4;
             int n = ckr_search(e, &p, 0, 0, &lim, &info);

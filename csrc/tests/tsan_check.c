@@ -372,8 +372,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < njobs; i++) {
         job *j = &jobs[i];
         j->root = i % NROOTS;
-        j->mode = i % 6 == 3 ? CKR_MODE_SAMUEL : i % 6 == 4 ? CKR_MODE_SHANNON_A
-                 : i % 6 == 5 ? CKR_MODE_FOGEL : CKR_MODE_PVS;
+        j->mode = i % 7 == 3 ? CKR_MODE_SAMUEL : i % 7 == 4 ? CKR_MODE_SHANNON_A
+                 : i % 7 == 5 ? CKR_MODE_FOGEL : i % 7 == 6 ? CKR_MODE_SHANNON_B : CKR_MODE_PVS;
         j->depth = j->mode == CKR_MODE_PVS ? 6 : 3;
     }
 
