@@ -73,6 +73,8 @@ struct ckr_engine {
     int egdb_root;              /* the root's value in the database (-1: not held) */
     int egdb_distance;          /* its distance to conversion (-1: not held) */
     int root_kept;              /* root moves left to search */
+    int root_done;              /* a root move of this iteration was searched to the end and raised alpha */
+    int root_score;             /* its score */
     uint8_t root_skip[CKR_MAX_MOVES]; /* root moves (generation order) that give the value away */
     int seldepth;
     int aborted;
@@ -541,6 +543,10 @@ static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int pl
             if (v > alpha) {
                 alpha = v;
                 update_pv(e, ply, m);
+                if (ply == 0) {
+                    e->root_score = v;
+                    e->root_done = 1;
+                }
                 if (v >= beta) {
                     e->cutoffs++;
                     e->first_cutoffs += i == 0;
@@ -1026,12 +1032,22 @@ int ckr_search(ckr_engine *e, const ckr_pos *pos, const uint64_t *history, int n
     for (int depth = 1; depth <= maxdepth; depth++) {
         e->seldepth = 0;
         int v;
+        e->root_done = 0;
         if (e->limits.driver == CKR_DRIVER_MTDF)
             v = mtdf(e, &p, depth, score);
         else
             v = aspiration(e, &p, depth, score);
-        if (e->aborted)
+        if (e->aborted) {
+            /* The unfinished iteration's best so far, when some root move was
+             * searched to the end and beat the window: a deeper look than the
+             * last whole iteration (the PV root move is searched first, so it
+             * is either that move, confirmed, or one found better). */
+            if (e->limits.driver != CKR_DRIVER_MTDF && e->root_done && e->pvlen[0] > 0 && depth > 1) {
+                fill_info(e, result, depth - 1, e->root_score, e->pv[0], e->pvlen[0]);
+                rote_pv_depth(e, &p, result);
+            }
             break;
+        }
         score = v;
         fill_info(e, result, depth, score, e->pv[0], e->pvlen[0]);
         rote_pv_depth(e, &p, result);
