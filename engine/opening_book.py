@@ -38,9 +38,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Protocol
 
 from engine import core
 from engine.board import Board
@@ -51,6 +49,8 @@ from engine.move import Move
 from engine.types import BLACK, Color, square_set
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from engine.search import SearchResult
 
 MAGIC = b"SMLOBOOK"
@@ -61,12 +61,24 @@ min games, analysis nodes, drop margin, reserved, crc32 (64 bytes)."""
 CRC_OFFSET = 40
 """Where the crc32 sits in the header (it is read as zero while the checksum is computed)."""
 
-RECORD = np.dtype([
+RECORD_FIELDS: tuple[tuple[str, str], ...] = (
     ("key_hi", "<u8"), ("key_lo", "<u8"), ("captures", "<u4"), ("games", "<u4"), ("wins", "<u4"),
     ("draws", "<u4"), ("losses", "<u4"), ("score", "<i2"), ("depth", "u1"), ("flags", "u1"),
     ("from", "u1"), ("to", "u1"), ("reserved", "V6"),
-])
-"""One book move (48 bytes)."""
+)
+"""One book move, as a numpy structured dtype."""
+RECORD_SIZE = 48
+
+
+@functools.cache
+def record_dtype() -> Any:
+    """The entries' numpy dtype (numpy is imported only once a book is used: the command line's
+    parsers import this module and must stay light)."""
+    import numpy as np
+
+    dtype = np.dtype(list(RECORD_FIELDS))
+    assert dtype.itemsize == RECORD_SIZE
+    return dtype
 
 FLAG_ANALYSED = 1
 """The move's ``score`` comes from a search (otherwise it is 0 and means nothing)."""
@@ -184,6 +196,8 @@ class OpeningBook:
         self.records = records
         self.info = info
         self.path = path
+        import numpy as np
+
         self._hi = np.ascontiguousarray(records["key_hi"])
 
     def __len__(self) -> int:
@@ -225,10 +239,10 @@ class OpeningBook:
             raise BookError(f"{name}: not an opening book (magic {magic!r}, expected {MAGIC!r})")
         if version != VERSION:
             raise BookError(f"{name}: opening book version {version}; this samuel reads version {VERSION}")
-        if header_size != HEADER.size or record_size != RECORD.itemsize:
+        if header_size != HEADER.size or record_size != RECORD_SIZE:
             raise BookError(f"{name}: header says {header_size}-byte header and {record_size}-byte "
-                            f"entries; version {VERSION} has {HEADER.size} and {RECORD.itemsize}")
-        want = HEADER.size + entries * RECORD.itemsize
+                            f"entries; version {VERSION} has {HEADER.size} and {RECORD_SIZE}")
+        want = HEADER.size + entries * RECORD_SIZE
         if len(data) != want:
             what = "truncated" if len(data) < want else "has trailing bytes"
             raise BookError(f"{name}: {what}: {len(data)} bytes, the header's {entries} entries "
@@ -238,7 +252,9 @@ class OpeningBook:
         if actual != crc:
             raise BookError(f"{name}: checksum mismatch (stored {crc:08x}, computed {actual:08x}): "
                             "the file is corrupt; rebuild it with samuel openings build")
-        records = np.frombuffer(data, dtype=RECORD, count=entries, offset=HEADER.size)
+        import numpy as np
+
+        records = np.frombuffer(data, dtype=record_dtype(), count=entries, offset=HEADER.size)
         keys = _sort_keys(records)
         if entries > 1 and not _is_sorted(keys):
             raise BookError(f"{name}: entries are not sorted by key (a writer bug or a hand-edited file)")
@@ -253,13 +269,15 @@ class OpeningBook:
     @classmethod
     def from_moves(cls, moves: Iterable[tuple[core.RawPosition, BookMove]], info: BookInfo) -> OpeningBook:
         """A book from (position, move) pairs; they are sorted here, ``info``'s counts are set here."""
+        import numpy as np
+
         rows = []
         for raw, bm in moves:
             hi, lo = position_key(raw)
             f, t, caps = move_id(bm.move)
             rows.append((hi, lo, caps, bm.games, bm.wins, bm.draws, bm.losses,
                          max(-32767, min(32767, bm.score)), min(255, bm.depth), bm.flags, f, t, b"\0" * 6))
-        records = np.array(rows, dtype=RECORD) if rows else np.zeros(0, dtype=RECORD)
+        records = np.array(rows, dtype=record_dtype()) if rows else np.zeros(0, dtype=record_dtype())
         order = np.lexsort(tuple(reversed(_sort_keys(records)))) if rows else np.zeros(0, dtype=np.intp)
         records = records[order]
         full = BookInfo(len(records), _count_positions(records), info.source_games, info.max_ply,
@@ -268,7 +286,7 @@ class OpeningBook:
 
     def to_bytes(self) -> bytes:
         i = self.info
-        header = HEADER.pack(MAGIC, VERSION, HEADER.size, RECORD.itemsize, 0, len(self), i.positions,
+        header = HEADER.pack(MAGIC, VERSION, HEADER.size, RECORD_SIZE, 0, len(self), i.positions,
                              i.source_games, i.max_ply, i.min_games, i.analysis_nodes, i.drop_margin, 0, 0)
         body = self.records.tobytes()
         crc = zlib.crc32(body, zlib.crc32(header))
@@ -286,6 +304,8 @@ class OpeningBook:
 
     def rows(self, raw: core.RawPosition) -> np.ndarray:
         """The records of a position (none when it is not in the book)."""
+        import numpy as np
+
         hi, lo = position_key(raw)
         a = int(np.searchsorted(self._hi, np.uint64(hi), "left"))
         b = int(np.searchsorted(self._hi, np.uint64(hi), "right"))
@@ -324,6 +344,8 @@ class OpeningBook:
 
     def positions(self) -> Iterator[tuple[int, int, np.ndarray]]:
         """Every position's key and records, in key order."""
+        import numpy as np
+
         keys = np.stack([self.records["key_hi"], self.records["key_lo"]], axis=1) if len(self) else None
         if keys is None:
             return
@@ -338,6 +360,8 @@ def _sort_keys(records: np.ndarray) -> tuple[np.ndarray, ...]:
 
 
 def _is_sorted(keys: tuple[np.ndarray, ...]) -> bool:
+    import numpy as np
+
     # Lexicographic: each adjacent pair is ordered by its first differing column.
     n = len(keys[0])
     decided = np.zeros(n - 1, dtype=bool)
@@ -352,6 +376,8 @@ def _is_sorted(keys: tuple[np.ndarray, ...]) -> bool:
 def _count_positions(records: np.ndarray) -> int:
     if len(records) == 0:
         return 0
+    import numpy as np
+
     hi, lo = records["key_hi"], records["key_lo"]
     return int(1 + np.count_nonzero((hi[1:] != hi[:-1]) | (lo[1:] != lo[:-1])))
 

@@ -106,8 +106,8 @@ class SearchInfo:
     first_cutoffs: int = 0
     """Beta cutoffs, and those made by the first move tried (the share measures move ordering)."""
     book: bool = False
-    """The move came from the opening book, without a search (``pv`` is that one move, ``score``
-    the book's analysis of it, depth and nodes 0)."""
+    """The move came from the opening book, without a search (``pv`` is that move and the reply
+    the book expects, if it has one; ``score`` the book's analysis of the move; depth and nodes 0)."""
 
 
 @dataclass(frozen=True)
@@ -304,8 +304,13 @@ class Searcher:
                               game_ply=board.ply, parent=board.previous_raw)
         self._core.set_rote(None)
         self._core.search(board.raw, board.search_history(), lim, None)
+        # The reply the book expects (its best move after ours) is the move to ponder on.
+        after = board.copy()
+        after.push(chosen.move)
+        reply = self.book.choose(after, 0) if self.book is not None and after.legal_moves else None
+        pv = (chosen.move,) if reply is None else (chosen.move, reply.move)
         info = SearchInfo(depth=0, seldepth=0, score=Score(chosen.score), nodes=0, nps=0, time=0.0,
-                          pv=(chosen.move,), book=True)
+                          pv=pv, book=True)
         if on_info is not None:
             on_info(info)
-        return SearchResult(chosen.move, None, info)
+        return SearchResult(chosen.move, reply.move if reply is not None else None, info)
