@@ -8,6 +8,8 @@ any thread, and the C search releases the GIL while it runs.
 from __future__ import annotations
 
 import enum
+import logging
+import random
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,6 +21,9 @@ from engine.errors import GameOverError, OptionError
 from engine.evaluators import DEFAULT, Evaluator
 from engine.limits import Limit
 from engine.move import Move
+from engine.opening_book import BookMove, OpeningBook
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from engine.egdb import Database
@@ -121,6 +126,9 @@ class SearchInfo:
     """Positions scored from the endgame database."""
     egdb_root: str | None = None
     """The root's value in the endgame database (``win``, ``draw``, ``loss``), None when not held."""
+    book: bool = False
+    """The move came from the opening book, without a search (``pv`` is that move and the reply
+    the book expects, if it has one; ``score`` the book's analysis of the move; depth and nodes 0)."""
 
 
 @dataclass(frozen=True)
@@ -174,6 +182,9 @@ class Searcher:
         mtdf: bool = False,
         rote: RoteSource | None = None,
         egdb: Database | None = None,
+        book: OpeningBook | None = None,
+        book_variety: int = 0,
+        book_seed: int | None = None,
     ) -> None:
         self._core = core.CoreEngine(hash_mb)
         self._egdb: Database | None = None
@@ -184,6 +195,11 @@ class Searcher:
         self.mtdf = mtdf
         """Drive the PVS mode with MTD(f) zero-window passes instead of aspiration windows."""
         self.samuel_breaks = samuel_breaks
+        self.book = book
+        """The opening book probed at the root before searching (None: off)."""
+        self.book_variety = book_variety
+        """0: always the book's best move; N: any book move within N centi-men of it, at random."""
+        self.book_random = random.Random(book_seed)
         self.set_evaluator(evaluator)
 
     @property
@@ -258,6 +274,10 @@ class Searcher:
         information is always in the result.
         """
         board.require_moves()
+        if self.book is not None and not limit.infinite:
+            chosen = self.book_move(board)
+            if chosen is not None:
+                return self._play_book(board, chosen, on_info)
         # A fresh table after every merge: take the current one for this search.
         self._core.set_rote(self.rote.table() if self.rote is not None else None)
         soft, hard = timeman.budgets(limit)
@@ -301,3 +321,37 @@ class Searcher:
         best = info.pv[0] if info.pv else None
         ponder = info.pv[1] if len(info.pv) > 1 else None
         return SearchResult(best, ponder, info)
+
+    def book_move(self, board: Board) -> BookMove | None:
+        """The opening book's move for ``board`` under this searcher's variety, or None.
+
+        An open-ended search (no limit: analysis or pondering) never plays from the book;
+        ``search`` asks here only when the search has a limit.
+        """
+        if self.book is None:
+            return None
+        chosen = self.book.choose(board, self.book_variety, self.book_random)
+        if chosen is not None:
+            log.debug("book move %s (%d games, score %+d) in %s", chosen.move, chosen.games, chosen.score,
+                      board.fen())
+        return chosen
+
+    def _play_book(self, board: Board, chosen: BookMove,
+                   on_info: Callable[[SearchInfo], None] | None) -> SearchResult:
+        # A one-ply core search takes the armed ticket as any search would, so a stop sent
+        # after this answer can never fall on the next search (see ``arm``).
+        lim = core.CoreLimits(mode=self.mode.value, depth=1, nodes=0, soft_ms=0, hard_ms=0,
+                              samuel_breaks=self.samuel_breaks, driver=core.DRIVER_PVS, info_ms=0,
+                              game_ply=board.ply, parent=board.previous_raw)
+        self._core.set_rote(None)
+        self._core.search(board.raw, board.search_history(), lim, None)
+        # The reply the book expects (its best move after ours) is the move to ponder on.
+        after = board.copy()
+        after.push(chosen.move)
+        reply = self.book.choose(after, 0) if self.book is not None and after.legal_moves else None
+        pv = (chosen.move,) if reply is None else (chosen.move, reply.move)
+        info = SearchInfo(depth=0, seldepth=0, score=Score(chosen.score), nodes=0, nps=0, time=0.0,
+                          pv=pv, book=True)
+        if on_info is not None:
+            on_info(info)
+        return SearchResult(chosen.move, reply.move if reply is not None else None, info)

@@ -12,10 +12,11 @@ array, options a ``[engine.options]`` table; an ``[each]`` table holds keys for
 every engine).  Keys: ``name``, ``proto`` (inproc, hub, cb, dxp), ``cmd``,
 ``arg`` (one more argument for cmd), ``dir`` (its working folder), ``host``,
 ``port``, ``tcp=HOST:PORT``, ``option.NAME=VALUE``; ``eval``/``evaluator``,
-``mode``, ``hash`` (options every samuel engine knows), ``egdb`` (an endgame
-database directory, ``auto`` -- the default directory when it holds tables, the
-default -- or ``none``) and ``weights=FILE.json`` (an evaluator file, in this
-process only); ``st``, ``tc``, ``depth``, ``nodes``,
+``mode``, ``hash``, ``egdb`` (an endgame database directory, ``auto`` -- the
+default directory when it holds tables, the default -- or ``none``), ``book``
+(``default``, ``none`` or a file), ``book-variety`` (options every samuel engine
+knows; an in-process engine plays without a book unless given one) and
+``weights=FILE.json`` (an evaluator file, in this process only); ``st``, ``tc``, ``depth``, ``nodes``,
 ``timemargin`` (this engine's own time control, over the tournament's).
 
 ``make_player`` turns a spec into a ``Player``: ``InProcessPlayer`` searches
@@ -38,7 +39,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeVar
 
-from engine import egdb, evaluators
+from engine import egdb, evaluators, opening_book
 from engine.board import Board
 from engine.errors import GameOverError, SamuelError
 from engine.limits import Limit
@@ -78,7 +79,7 @@ except ModuleNotFoundError:  # Python 3.10
 T = TypeVar("T")
 
 PROTOCOLS: tuple[str, ...] = ("inproc", "hub", "cb", "dxp")
-INPROC_OPTIONS: tuple[str, ...] = ("evaluator", "mode", "hash", "backend", "egdb")
+INPROC_OPTIONS: tuple[str, ...] = ("evaluator", "mode", "hash", "backend", "egdb", "book", "book-variety")
 """The options an in-process engine takes (``weights=`` sets ``evaluator`` to a file)."""
 DEFAULT_HASH_MB = 16
 DEFAULT_PORTS: dict[str, int] = {"dxp": 27531, "cb": 27532}
@@ -98,7 +99,7 @@ CLIENT_GRACE = 1e6
 _TIME_KEYS = ("st", "tc", "depth", "nodes", "timemargin")
 _KEYS = (
     "name", "proto", "cmd", "arg", "dir", "host", "port", "tcp", "option.NAME", "eval", "evaluator",
-    "mode", "hash", "backend", "egdb", "weights", "frame", *_TIME_KEYS,
+    "mode", "hash", "backend", "egdb", "book", "book-variety", "weights", "frame", *_TIME_KEYS,
 )
 
 
@@ -131,7 +132,9 @@ class EngineSpec:
             opts = dict(self.options)
             ev = opts.get("evaluator", "default")
             shown = os.path.basename(ev) if ev.endswith(".json") else ev
-            return f"inproc: {shown}, {opts.get('mode', 'pvs')}"
+            book = opts.get("book", "none")
+            shown_book = "" if book == "none" else f", book {os.path.basename(book)}"
+            return f"inproc: {shown}, {opts.get('mode', 'pvs')}{shown_book}"
         if self.cmd:
             return f"{self.proto}: {_short_cmd(self.cmd)}"
         return f"{self.proto}: {self.host}:{self.port}"
@@ -241,11 +244,16 @@ class _Draft:
         elif low in ("eval", "evaluator"):
             ev = self.text(k, value).strip()
             self.options["evaluator"] = self.path(ev) if ev.endswith(".json") else ev
-        elif low in ("mode", "hash"):
+        elif low in ("mode", "hash", "book-variety"):
             self.options[low] = self.text(k, value).strip()
         elif low == "egdb":
             where = self.text(k, value).strip()
             self.options["egdb"] = where if where.lower() in ("auto", "none", "off") else self.path(where)
+        elif low == "book":
+            book = self.text(k, value).strip()
+            low_book = book.lower()
+            named = low_book in opening_book.NONE_NAMES or low_book in opening_book.DEFAULT_NAMES
+            self.options["book"] = opening_book.canonical(book) if named else self.path(book)
         elif low == "backend":
             backend = self.text(k, value).strip().lower()
             if backend not in ("modern", "704"):
@@ -371,6 +379,19 @@ class _Draft:
                 egdb.resolve(options["egdb"])  # a bad directory is named now, not at the first game
             except SamuelError as exc:
                 raise self.fail(str(exc)) from None
+        if "book" in options:
+            try:
+                opening_book.load(options["book"])
+            except SamuelError as exc:
+                raise self.fail(str(exc)) from None
+        if "book-variety" in options:
+            try:
+                variety = int(options["book-variety"])
+            except ValueError:
+                raise self.fail(f"book-variety={options['book-variety']!r} is not a whole number") from None
+            if not 0 <= variety <= opening_book.MAX_VARIETY:
+                raise self.fail(f"book-variety must be 0..{opening_book.MAX_VARIETY}, got {variety}")
+            options["book-variety"] = str(variety)
         return options
 
     @staticmethod
@@ -380,6 +401,8 @@ class _Draft:
             parts = [evaluators.by_name(options["evaluator"]).name]
             if options.get("mode", "pvs") != "pvs":
                 parts.append(options["mode"])
+            if options.get("book", "none") != "none":
+                parts.append("book")
             if tc is not None and tc.depth is not None:
                 parts.append(f"d{tc.depth}")
             return "-".join(parts)
@@ -519,7 +542,9 @@ class InProcessPlayer(Player):
                 mode = Mode.parse(options.get("mode", "pvs"))
                 self._searcher = Searcher(evaluator, mode=mode,
                                           hash_mb=int(options.get("hash", DEFAULT_HASH_MB)),
-                                          egdb=egdb.resolve(options.get("egdb", "auto")))
+                                          egdb=egdb.resolve(options.get("egdb", "auto")),
+                                          book=opening_book.load(options.get("book", "none")),
+                                          book_variety=int(options.get("book-variety", 0)))
         except (SamuelError, ValueError, OSError, MemoryError) as exc:
             self._alive = False
             raise PlayerFault(Ending.CRASH, f"{self.who} cannot start: {exc}") from None

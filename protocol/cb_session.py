@@ -37,7 +37,13 @@ STATUS_INTERVAL = 0.1
 and a line per fast early iteration would cost every concurrent session."""
 
 _NO_DATABASE = ("enable_mtc", "mtcpath")
-_NO_BOOK = ("bookfile",)
+CB_BOOK_NONE = 0
+CB_BOOK_ALL_KINDS_MOVES = 1
+CB_BOOK_GOOD_MOVES = 2
+CB_BOOK_BEST_MOVES = 3
+CB_BOOK_VARIETY: dict[int, int] = {CB_BOOK_BEST_MOVES: 0, CB_BOOK_GOOD_MOVES: 10, CB_BOOK_ALL_KINDS_MOVES: 50}
+"""CheckerBoard's book setting as the ``book-variety`` option: best moves only, moves within 0.10
+of the best, moves within 0.50 (none turns the book off)."""
 _NO_MODE = ("allscores", "solve")
 
 
@@ -87,6 +93,9 @@ class CbSession:
         self.history: Board | None = None
         self._history_key: tuple[str, tuple[str, ...]] | None = None
         self.search_task: asyncio.Task[None] | None = None
+        book = self.engine.options.get("book")
+        self._book_file = book if book != "none" else "default"
+        """The book ``set book 1..3`` turns back on (``set bookfile`` names it)."""
 
     @property
     def searching(self) -> bool:
@@ -141,7 +150,7 @@ class CbSession:
             return 1, (
                 f"{name}\nEnglish checkers engine after Arthur L. Samuel's 1959 program.\n"
                 f"evaluator {o.get('evaluator')}, search {o.get('mode')}, hash {o.get('hash')} MB\n"
-                "no opening book, no endgame database"
+                f"opening book {o.get('book')} (variety {o.get('book-variety')}), no endgame database"
             )
         if isinstance(cmd, g.HelpCmd):
             return 0, "?"  # no HTML help file ships with the engine
@@ -193,7 +202,9 @@ class CbSession:
         if name == "hashsize":
             return 1, str(self.engine.hash_mb)
         if name == "book":
-            return 1, "0"  # CB_BOOK_NONE: there is no opening book
+            return 1, str(self.cb_book())
+        if name == "bookfile":
+            return 1, self._book_file
         if name == "searchthreads":
             return 1, "1"
         if name in ("dbpath", "enable_wld", "max_dbpieces", "dbmbytes"):
@@ -211,12 +222,12 @@ class CbSession:
             return 0, f"samuel plays English checkers only (gametype {g.GT_ENGLISH}), not {value}"
         if name in ("hashsize", "hash"):
             return self._set_option("hash", value, f"hashsize stays {self.engine.options.get('hash')} MB")
+        if name == "book":  # CheckerBoard's 0..3, not the option's file name (that is bookfile)
+            return self._set_cb_book(value)
+        if name == "bookfile":
+            return self._set_bookfile(value)
         if name in SPECS:
             return self._set_option(name, value, f"{name} stays {self.engine.options.get(name)}")
-        if name == "book":
-            if value.strip() == "0":
-                return 1, "0"
-            return 0, "no opening book: book stays 0"
         if name == "searchthreads":
             if value.strip() == "1":
                 return 1, "1"
@@ -235,8 +246,6 @@ class CbSession:
             return 0, f"samuel probes every table it holds, in memory: {name} not used"
         if name in _NO_DATABASE:
             return 0, f"samuel has no MTC database: {name} not used"
-        if name in _NO_BOOK:
-            return 0, f"samuel has no opening book: {name} not used"
         if name in _NO_MODE:
             return 0, f"samuel has no {name} mode"
         return 0, "?"
@@ -267,6 +276,45 @@ class CbSession:
             canonical = self.engine.set_option(name, token)
         except (SamuelError, SearchBusyError) as exc:
             return 0, f"{kept}: {exc}"
+        return 1, canonical
+
+    def cb_book(self) -> int:
+        """The book option and its variety as CheckerBoard's book setting."""
+        o = self.engine.options
+        if o.get("book") == "none":
+            return CB_BOOK_NONE
+        variety = o.book_variety
+        if variety <= CB_BOOK_VARIETY[CB_BOOK_BEST_MOVES]:
+            return CB_BOOK_BEST_MOVES
+        if variety <= CB_BOOK_VARIETY[CB_BOOK_GOOD_MOVES]:
+            return CB_BOOK_GOOD_MOVES
+        return CB_BOOK_ALL_KINDS_MOVES
+
+    def _set_cb_book(self, value: str) -> tuple[int, str]:
+        kept = f"book stays {self.cb_book()}"
+        try:
+            level = int(value.strip())
+        except ValueError:
+            return 0, f"{kept}: {value!r} is not 0..3"
+        try:
+            if level == CB_BOOK_NONE:
+                self.engine.set_option("book", "none")
+            elif level in CB_BOOK_VARIETY:
+                self.engine.set_option("book", self._book_file)
+                self.engine.set_option("book-variety", str(CB_BOOK_VARIETY[level]))
+            else:
+                return 0, f"{kept}: {level} is not 0..3"
+        except (SamuelError, SearchBusyError) as exc:
+            return 0, f"{kept}: {exc}"
+        return 1, str(level)
+
+    def _set_bookfile(self, value: str) -> tuple[int, str]:
+        try:
+            canonical = self.engine.set_option("book", value.strip())
+        except (SamuelError, SearchBusyError) as exc:
+            return 0, f"bookfile stays {self._book_file}: {exc}"
+        if canonical != "none":
+            self._book_file = canonical
         return 1, canonical
 
     # ---- getmove ----
@@ -352,6 +400,7 @@ class CbSession:
 
 
 def _status_of(board: Board, info: SearchInfo) -> str:
+    book = f"book move {g.move_text(info.pv[0])}: " if info.book and info.pv else ""
     pv: list[str] = []
     b = board.copy()
     for m in info.pv:
@@ -361,7 +410,7 @@ def _status_of(board: Board, info: SearchInfo) -> str:
         b.push(m)
     fields = g.StatusFields(info.depth, info.seldepth, str(info.score), info.time, info.nodes, info.nps,
                             tuple(pv), info.machine_time)
-    return g.status_text(fields)
+    return book + g.status_text(fields)
 
 
 def _result(after: Board, score: Score | None) -> str:

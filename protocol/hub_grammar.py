@@ -446,7 +446,8 @@ def score_men(info: SearchInfo) -> float:
 
 
 def format_info(board: Board, info: SearchInfo) -> str:
-    """``info depth=... mean-depth=... score=... nodes=... time=... nps=... pv="..."`` (every token k=v)."""
+    """``info depth=... mean-depth=... score=... nodes=... time=... nps=... pv="..."`` (every token k=v),
+    with ``book=true`` when the move came from the opening book (depth and nodes 0)."""
     return format_line(
         "info",
         [
@@ -459,6 +460,7 @@ def format_info(board: Board, info: SearchInfo) -> str:
             ("nps", f"{info.nps / 1e6:.1f}"),
             *([("704-time", f"{info.machine_time:.3f}")] if info.machine_time else []),
             ("pv", format_pv(board, info.pv)),
+            *([("book", "true")] if info.book else []),
         ],
         always_quote=["pv"],
     )

@@ -197,7 +197,7 @@ class HubSession:
                 if spec.maximum is not None:
                     args.append(("max", spec.maximum))
             else:
-                args.append(("type", spec.kind))
+                args.append(("type", "string" if spec.kind == "book" else spec.kind))
             self.send(g.format_line("param", args, always_quote=["values"]))
         self.send(g.format_line("param", [
             ("name", "frame"), ("value", self.frame), ("type", "enum"), ("values", " ".join(g.HUB_FRAMES)),
@@ -317,7 +317,8 @@ class HubSession:
             and limit.time is None
         result: SearchResult | None = None
         try:
-            result = await self.engine.search(board, limit, on_info, info_interval=INFO_INTERVAL)
+            result = await self.engine.search(board, limit, on_info, info_interval=INFO_INTERVAL,
+                                              use_book=self.search_mode == "think")
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the client still gets its done

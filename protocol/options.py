@@ -1,4 +1,4 @@
-"""Engine options a protocol session can change: evaluator, search mode, hash, backend.
+"""Engine options a protocol session can change: evaluator, search mode, hash, backend, opening book.
 
 One table describes them, so every dialect declares the same names, types and
 ranges (Hub ``param`` lines, cb ``get``/``set``) and validates values the same way.
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from engine import evaluators
+from engine import evaluators, opening_book
 from engine.errors import OptionError
 from engine.search import Mode
 
@@ -23,7 +23,7 @@ MODES: tuple[str, ...] = tuple(m.text for m in Mode)
 class OptionSpec:
     name: str
     kind: str
-    """One of ``enum``, ``int``, ``bool``, ``string``."""
+    """One of ``enum``, ``int``, ``bool``, ``string``, ``book`` (a string naming a loadable book)."""
     default: str
     choices: tuple[str, ...] | Callable[[], Sequence[str]] = ()
     """The allowed values of an enum, or a function giving them (when they can grow at run time)."""
@@ -63,6 +63,10 @@ class OptionSpec:
             if low in ("false", "0", "no", "off"):
                 return "false"
             raise OptionError(f"option {self.name}: {value!r} is not true or false")
+        if self.kind == "book":  # the file must load now: a bad one is refused when it is set
+            canonical = opening_book.canonical(text)
+            opening_book.load(canonical)
+            return canonical
         return text
 
 
@@ -80,6 +84,12 @@ ENGINE_OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("backend", "enum", "modern", BACKENDS,
                help="which engine plays: the modern core, or Samuel's program in 704 assembly on the "
                     "emulated IBM 704 (its own search and piece-advantage evaluation)"),
+    OptionSpec("book", "book", "none",
+               help="opening book played from at the root: default (the one shipped), none, or a book "
+                    "file (samuel openings build); the modern backend only"),
+    OptionSpec("book-variety", "int", "0", minimum=0, maximum=opening_book.MAX_VARIETY,
+               help="0: always the book's best move; N: any book move within N centi-men of it, "
+                    "drawn by how often experts played it"),
 )
 
 SPECS: dict[str, OptionSpec] = {o.name: o for o in ENGINE_OPTIONS}
@@ -127,3 +137,11 @@ class EngineOptions:
     @property
     def egdb(self) -> str:
         return self.values["egdb"]
+
+    @property
+    def book(self) -> opening_book.OpeningBook | None:
+        return opening_book.load(self.values["book"])
+
+    @property
+    def book_variety(self) -> int:
+        return int(self.values["book-variety"])

@@ -40,6 +40,10 @@ class SessionDefaults:
     mode: str = "pvs"
     hash_mb: int = 16
     backend: str = "modern"
+    book: str = "none"
+    """The opening book: ``default`` (the shipped one), ``none`` or a file.  Off here, as in
+    ``Searcher``; the commands (``samuel serve``, ``hub``, ``cb``, ``dxp``) turn the shipped one on."""
+    book_variety: int = 0
     deck704: str = ""
     """The deck backend=704 runs (empty: the program in the package)."""
     rote: str = ""
@@ -167,6 +171,8 @@ class EngineSession:
         self.options.set("hash", str(d.hash_mb))
         self.options.set("backend", d.backend)
         self.options.set("egdb", d.egdb)
+        self.options.set("book", d.book)
+        self.options.set("book-variety", str(d.book_variety))
         self.deck704 = d.deck704 or None
         self.budget = d.hash_budget
         self._searcher: Searcher | None = None
@@ -250,6 +256,9 @@ class EngineSession:
                 db = egdb.resolve(o.egdb)  # "auto" finds a database built while the server runs
                 if db is not searcher.egdb:
                     searcher.set_egdb(db)
+            if isinstance(searcher, Searcher):  # the 704 backend plays its own openings
+                searcher.book = o.book
+                searcher.book_variety = o.book_variety
             if self._clear_pending:
                 searcher.new_game()
                 self._clear_pending = False
@@ -311,10 +320,12 @@ class EngineSession:
         on_info: Callable[[SearchInfo], None] | None = None,
         *,
         info_interval: float = 0.0,
+        use_book: bool = True,
     ) -> SearchResult:
         """Search a copy of ``board`` in a thread; ``on_info`` runs on the event loop.
 
-        ``info_interval`` thins the reports (see ``Searcher.search``).
+        ``info_interval`` thins the reports (see ``Searcher.search``).  ``use_book`` False
+        searches even a position of the opening book (pondering, analysis).
         Raises GameOverError when the side to move has no move, SearchBusyError
         when a search already runs, HashBudgetError or TableMemoryError when the
         table cannot be had.  ``stop()`` ends it early with the best move so far.
@@ -338,11 +349,16 @@ class EngineSession:
 
         def prepare() -> Searcher:
             searcher = self.searcher()  # built, resized or cleared here, not on the loop
+            if not use_book and isinstance(searcher, Searcher):
+                searcher.book = None  # for this search only: ``searcher()`` sets it again each time
             if alpha_eval is not None:
                 searcher.set_evaluator(alpha_eval)
             return searcher
 
         def learn(result: SearchResult) -> None:
+            if result.info.book:  # no search to learn from
+                log.info("book move %s in %s", result.best, position.fen())
+                return
             if self.rote is not None:  # Samuel's rote learning: save the root and its score
                 try:
                     self.rote.record_search(position, result)

@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "tournament": "a rating tournament: round-robin, gauntlet or Swiss",
     "ratings": "the standings of a stored tournament: report or plot",
     "egdb": "the endgame database: build, check, probe",
+    "openings": "the opening book: build from PDN games, probe a position, show a file",
 }
 """Every command and its line in ``samuel --help`` (the overview is built from this alone)."""
 

@@ -5,7 +5,15 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from samuel.argtypes import HASH_MAX_MB, HASH_MIN_MB, EvaluatorAction, deck704_file, evaluator_type, hash_size
+from samuel.argtypes import (
+    HASH_MAX_MB,
+    HASH_MIN_MB,
+    EvaluatorAction,
+    bounded_int,
+    deck704_file,
+    evaluator_type,
+    hash_size,
+)
 
 if TYPE_CHECKING:
     from engine.search import Searcher
@@ -13,8 +21,9 @@ if TYPE_CHECKING:
 MODE_CHOICES = ("pvs", "samuel", "shannon-a", "fogel", "shannon-b")
 
 
-def add_engine_arguments(p: argparse.ArgumentParser) -> None:
-    """The options that configure a Searcher (shared with ``samuel play``)."""
+def add_engine_arguments(p: argparse.ArgumentParser, *, book_variety: int | None = None) -> None:
+    """The options that configure a Searcher (shared with ``samuel play``); with ``book_variety``
+    also --book and --book-variety, that default."""
     p.add_argument("--eval", default="default", type=evaluator_type, action=EvaluatorAction,
                    help=" (default: %(default)s)")
     p.add_argument("--mode", default="pvs", choices=MODE_CHOICES,
@@ -37,6 +46,29 @@ def add_engine_arguments(p: argparse.ArgumentParser) -> None:
                    help="endgame database directory (samuel egdb build), 'none', or 'auto': the default "
                         "directory ($SAMUEL_EGDB, else ~/.local/share/samuel/egdb) when it holds tables "
                         "(default: %(default)s)")
+    if book_variety is not None:
+        add_book_arguments(p, default_variety=book_variety)
+
+
+def add_book_arguments(p: argparse.ArgumentParser, *, default_variety: int) -> None:
+    """--book FILE|default|none and --book-variety N (the engine commands and the protocols)."""
+    p.add_argument("--book", default="default", type=book_spec, metavar="FILE",
+                   help="opening book played from at the root: default (the one shipped with samuel), "
+                        "none, or a file from samuel openings build (default: %(default)s)")
+    p.add_argument("--book-variety", type=bounded_int(0, 100), default=default_variety, metavar="N",
+                   help="0: always the book's best move; N: any book move within N centi-men of it, "
+                        "drawn by how often experts played it (default: %(default)s)")
+
+
+def book_spec(text: str) -> str:
+    """argparse ``type=`` for --book: the book is loaded now, so a bad file fails before anything starts."""
+    from engine.opening_book import BookError, canonical, load
+
+    try:
+        load(text)
+    except BookError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return canonical(text)
 
 
 def make_searcher(args: argparse.Namespace) -> Searcher:
@@ -49,7 +81,13 @@ def make_searcher(args: argparse.Namespace) -> Searcher:
 
         return Searcher704(pace=getattr(args, "pace", "emulator"),  # type: ignore[return-value]
                            deck=getattr(args, "deck704", None))
-    return Searcher(by_name(args.eval), mode=Mode.parse(args.mode), hash_mb=args.hash,
+    book = None
+    if getattr(args, "book", None) is not None:
+        from engine.opening_book import load
+
+        book = load(args.book)
+    return Searcher(by_name(args.eval), mode=Mode.parse(args.mode), hash_mb=args.hash, book=book,
+                    book_variety=getattr(args, "book_variety", 0),
                     egdb=egdb.resolve(getattr(args, "egdb", "auto")))
 
 

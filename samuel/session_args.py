@@ -22,6 +22,7 @@ from protocol.memory_budget import HashBudget, default_budget_mb
 from protocol.options import BACKENDS, MODES
 from protocol.session import SessionDefaults
 from samuel.argtypes import HASH_MAX_MB, HASH_MIN_MB, deck704_file, hash_size, positive_int
+from samuel.engine_args import add_book_arguments
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
@@ -50,6 +51,7 @@ def add_session_arguments(p: argparse.ArgumentParser, *, modes: bool = True, lin
                         "what is left is refused (default: a quarter of physical memory, "
                         f"{default_budget_mb()} MB here)")
     p.add_argument("--backend", default="modern", choices=BACKENDS, help="engine backend (default: modern)")
+    add_book_arguments(p, default_variety=0)
     p.add_argument("--deck704", metavar="FILE", type=deck704_file, default=None,
                    help="the deck backend=704 sessions run: a self-loading deck of one's own (samuel "
                         "emu704 asm writes it with its .sym) instead of the program in the package")
@@ -91,7 +93,9 @@ def session_defaults(args: argparse.Namespace) -> SessionDefaults:
     db = egdb.resolve(egdb_setting)  # loaded once here, shared by every session; a bad directory stops us now
     logging.getLogger("samuel").info("%s", egdb.describe(db))
     return SessionDefaults(evaluator=evaluator, mode=getattr(args, "mode", "pvs"), hash_mb=args.hash,
-                           backend=args.backend, deck704=getattr(args, "deck704", None) or "",
+                           backend=args.backend, book=getattr(args, "book", "default"),
+                           book_variety=getattr(args, "book_variety", 0),
+                           deck704=getattr(args, "deck704", None) or "",
                            rote=getattr(args, "rote", "") or "",
                            rote_merge_every=getattr(args, "rote_merge_every", 20),
                            alpha=getattr(args, "alpha", "") or "",

@@ -24,7 +24,8 @@ from protocol.client.errors import (
 from protocol.client.hub import HubEngine, popen_hub
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMUEL = [sys.executable, "-m", "samuel.cli", "hub"]
+SAMUEL = [sys.executable, "-m", "samuel.cli", "hub", "--book", "none"]
+"""Without the opening book: these tests need searches (pondering, info lines) from the start."""
 
 
 def run(fn: Callable[[], Awaitable[None]]) -> None:

@@ -321,7 +321,8 @@ def _hint(game: Game, engine: Engine) -> Reply:
     result = engine.think(game.board)
     move = move_to_play(game.board, result)
     note = describe_score(result.info.score, "you")
-    return Reply([f"hint: {game.board.notation(move)}  (depth {result.info.depth}, {note})"])
+    where = "book move" if result.info.book else f"depth {result.info.depth}"
+    return Reply([f"hint: {game.board.notation(move)}  ({where}, {note})"])
 
 
 def _moves(game: Game) -> Reply:
@@ -409,6 +410,9 @@ def engine_move(game: Game, engine: Engine) -> list[str]:
     text = board.notation(move)
     board.push(move)
     info = result.info
+    if info.book:
+        game.engine_note = f"book move, {describe_score(info.score, ENGINE_NAME)}"
+        return [f"{ENGINE_NAME} plays {text}  ({game.engine_note})"]
     game.engine_note = f"depth {info.depth}, {describe_score(info.score, ENGINE_NAME)}"
     return [f"{ENGINE_NAME} plays {text}  ({game.engine_note}, {info.time:.2f} s)"]
 
@@ -467,7 +471,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--movetime", type=positive_float, default=DEFAULT_MOVETIME, metavar="S",
                    help="the engine's thinking time per move in seconds (default: %(default)s)")
     p.add_argument("--fen", default=START_FEN, help="starting position (default: the start position)")
-    add_engine_arguments(p)
+    add_engine_arguments(p, book_variety=10)
     p.set_defaults(func=run)
 
 
