@@ -19,8 +19,10 @@ Several sources (OCA, self-play games: ``Samples.source``) are fitted together,
 each split the same way by game number in its own file and each with its own
 ``K``, fitted on its own held-out games: the same evaluation means surer results
 in self-play at a few thousand nodes than between experts, and one scale for both
-would bend the weights to reconcile them.  Early stopping follows the held-out
-loss over all the held-out positions; each source's is recorded too.
+would bend the weights to reconcile them.  By default every source weighs the
+same, in the fit and in the held-out loss that early stopping follows (the mean
+of the sources' losses), so millions of self-play positions do not drown the
+expert games; each source's held-out loss is recorded too.
 
 Why on expert games: OCA's results are what strong play makes of a position.
 Self-play (``selfplay.py``) adds positions the engine itself reaches.
@@ -173,6 +175,8 @@ class Tuning:
     source_names: list[str] = field(default_factory=list)
     held_out_counts: list[int] = field(default_factory=list)
     """Held-out positions of each source."""
+    balanced: bool = False
+    """Whether every source weighed the same (the held-out loss is then the mean of theirs)."""
 
     @property
     def best_held_out(self) -> list[float]:
@@ -186,9 +190,11 @@ class Tuning:
 
 def tune(train: Samples, held_out: Samples, start: Sequence[float] | np.ndarray, *, iterations: int = 200,
          ridge: float = RIDGE, progress: ProgressFn | None = None,
-         source_names: Sequence[str] = ()) -> Tuning:
+         source_names: Sequence[str] = (), balance: bool = True) -> Tuning:
     """Fit the weights on ``train`` from ``start``; each source's K and the stopping point come
-    from ``held_out`` (the mean over all its positions)."""
+    from ``held_out``.  With ``balance`` every source weighs the same in the fit and in the
+    stopping point (the mean of the sources' mean squared errors), however many positions it
+    has; without, every position weighs the same."""
     w0 = np.asarray(start, dtype=np.float64)
     if len(train) == 0 or len(held_out) == 0:
         raise ValueError("tuning needs positions with results in both the training and the held-out games")
@@ -203,24 +209,31 @@ def tune(train: Samples, held_out: Samples, start: Sequence[float] | np.ndarray,
         scales.append(fit_scale(part, w0))
     kv = np.asarray(scales)
     x, y, kx = train.features, train.result, kv[train.sources]
+    train_counts = np.bincount(train.sources, minlength=nsrc)
+    # per-position weights summing to 1: each source 1/nsrc, or each position 1/N
+    pw = (1.0 / (nsrc * train_counts))[train.sources] if balance else np.full(len(y), 1.0 / len(y))
+    counts = np.bincount(held_out.sources, minlength=nsrc)
+    mix = np.full(nsrc, 1.0 / nsrc) if balance else counts / counts.sum()
 
     def objective(w: np.ndarray) -> tuple[float, np.ndarray]:
         p = _sigmoid(kx * (x @ w) / 100.0)
         err = p - y
         d = w - w0
-        value = float(np.mean(err * err)) + ridge * float(d @ d)
-        grad = (2.0 / 100.0 / len(y)) * (x.T @ (kx * err * p * (1.0 - p))) + 2.0 * ridge * d
+        value = float(pw @ (err * err)) + ridge * float(d @ d)
+        grad = (2.0 / 100.0) * (x.T @ (pw * kx * err * p * (1.0 - p))) + 2.0 * ridge * d
         return value, grad
 
-    counts = np.bincount(held_out.sources, minlength=nsrc)
-    out = Tuning(w0.copy(), scales[0], (loss(train, w0, kv), loss(held_out, w0, kv)),
+    def train_loss(w: np.ndarray) -> float:
+        return float(pw @ _errors(train, w, kv))
+
+    out = Tuning(w0.copy(), scales[0], (train_loss(w0), float(mix @ losses_by_source(held_out, w0, kv))),
                  train_samples=len(train), held_out_samples=len(held_out), scales=scales,
-                 source_names=names, held_out_counts=[int(c) for c in counts])
+                 source_names=names, held_out_counts=[int(c) for c in counts], balanced=balance and nsrc > 1)
 
     def point(it: int, w: np.ndarray) -> float:
         by = losses_by_source(held_out, w, kv)
-        ho = float(np.dot(by, counts) / counts.sum())
-        out.curve.append((it, loss(train, w, kv), ho))
+        ho = float(mix @ by)
+        out.curve.append((it, train_loss(w), ho))
         out.held_out_by_source.append(by)
         return ho
 
@@ -254,6 +267,7 @@ def evaluator(t: Tuning, name: str = "tuned", source: str = "") -> Evaluator:
         "start_loss": list(t.start_loss),
         "best_iteration": t.best_iteration,
         "best_held_out_loss": min(c[2] for c in t.curve),
+        "balanced": t.balanced,
         "held_out_loss_by_source": {
             n: {"start": t.held_out_by_source[0][i], "best": t.best_held_out[i]}
             for i, n in enumerate(t.source_names)},
@@ -270,8 +284,9 @@ def plot(t: Tuning, path: str | Path) -> None:
 
     its, tr, ho = zip(*t.curve, strict=True)
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    ax.plot(its, tr, label=f"training ({t.train_samples} positions)")
-    ax.plot(its, ho, label=f"held out ({t.held_out_samples} positions)")
+    each = ", every source the same" if t.balanced else ""
+    ax.plot(its, tr, label=f"training ({t.train_samples} positions{each})")
+    ax.plot(its, ho, label=f"held out ({t.held_out_samples} positions{each})")
     if len(t.scales) > 1:
         for i, name in enumerate(t.source_names):
             ax.plot(its, [h[i] for h in t.held_out_by_source], linestyle="--",

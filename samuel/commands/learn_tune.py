@@ -7,7 +7,9 @@ Quiet positions of every game (training: game number not a multiple of 10; the
 others are held out to fit the sigmoid's scale and to stop at the held-out
 minimum), regressed on the games' results (engine/learners/texel.py).  Each file
 (--pdn, --selfplay: games from `samuel learn selfplay`) is its own source with its
-own held-out games and its own scale K; the held-out loss of each is reported.  Writes
+own held-out games and its own scale K; each weighs the same in the fit and in
+the held-out loss that stops it (--by-positions: each position the same); the
+held-out loss of each is reported.  Writes
 the tuned weights as a linear evaluator (usable by name after copying it to
 engine/data/evaluators/) and the learning curve as a PNG.  The fit takes
 seconds once the positions are read (they are cached with --cache-dir), so an
@@ -38,6 +40,9 @@ def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.add_argument("--iterations", type=positive_int, default=200, help="L-BFGS iterations (default 200)")
     p.add_argument("--start", type=evaluator_type, default="default-2026-11",
                    help="linear evaluator whose weights the tuning starts from (default: %(default)s)")
+    p.add_argument("--by-positions", action="store_true",
+                   help="weigh every position the same (default: every file the same, in the fit and "
+                        "in the held-out loss)")
     p.add_argument("--cache-dir", default=None, help="cache the extracted positions as .npz here")
     p.set_defaults(func=run)
 
@@ -80,7 +85,8 @@ def run(args: argparse.Namespace) -> int:
         held = (samples.game % 10) == 0
         try:
             result = texel.tune(samples.select(~held), samples.select(held), w0, iterations=args.iterations,
-                                progress=task("tuning"), source_names=names)
+                                progress=task("tuning"), source_names=names,
+                                balance=not args.by_positions)
         except ValueError as exc:
             raise OptionError(str(exc)) from exc
     ev = texel.evaluator(result, name=out.stem, source=", ".join(pdn for pdn, _ in sources))
