@@ -108,3 +108,27 @@ def test_learn_tune_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert samuel_main(["learn", "tune", "--pdn", str(tmp_path / "none.pdn"), "--out", str(out)]) == 2
     assert "no such PDN file" in capsys.readouterr().err
     assert samuel_main(["learn", "tune", "--pdn", str(PDN), "--out", str(out), "--start", "material"]) == 2
+
+
+def test_sources_have_their_own_scale_and_weigh_the_same() -> None:
+    """Two sources: each gets the K of its own held-out positions, and with ``balance`` repeating
+    one source's positions changes nothing (each source is a mean); by positions it does."""
+    a_train, _ = _synthetic(6000, 4)
+    a_held, _ = _synthetic(3000, 5)
+    b_train, _ = _synthetic(6000, 6)
+    b_held, _ = _synthetic(3000, 7)
+    b_train.features, b_held.features = b_train.features * 0.5, b_held.features * 0.5  # flatter: larger K
+    start = np.array([100.0, 0.0, 0.0])
+    b3 = texel.Samples.concat([b_train] * 3)
+    b3 = texel.Samples(b3.features, b3.result, b3.game)
+    once = texel.tune(texel.Samples.concat([a_train, b_train]), texel.Samples.concat([a_held, b_held]), start,
+                      iterations=30)
+    thrice = texel.tune(texel.Samples.concat([a_train, b3]), texel.Samples.concat([a_held, b_held]), start,
+                        iterations=30)
+    assert once.scales[0] == pytest.approx(texel.fit_scale(a_held, start))
+    assert once.scales[1] == pytest.approx(texel.fit_scale(b_held, start)) and once.scales[1] > once.scales[0]
+    assert np.allclose(once.weights, thrice.weights, rtol=1e-4, atol=1e-3)
+    assert len(once.held_out_by_source[0]) == 2 and once.balanced
+    by_pos = texel.tune(texel.Samples.concat([a_train, b3]), texel.Samples.concat([a_held, b_held]), start,
+                        iterations=30, balance=False)
+    assert not np.allclose(once.weights, by_pos.weights, rtol=1e-4, atol=1e-3)

@@ -5,6 +5,7 @@
     samuel learn rote ...         (samuel/commands/learn_rote.py)
     samuel learn evolve ...       (samuel/commands/learn_evolve.py)
     samuel learn tune ...         (samuel/commands/learn_tune.py)
+    samuel learn selfplay ...     (samuel/commands/learn_selfplay.py)
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import argparse
 
 from samuel.cli import register_commands
 
-LEARNERS = ["learn_generalize", "learn_book", "learn_rote", "learn_evolve", "learn_tune"]
+LEARNERS = ["learn_generalize", "learn_book", "learn_rote", "learn_evolve", "learn_tune", "learn_selfplay"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
