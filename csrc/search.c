@@ -362,10 +362,10 @@ static inline int enter_node(ckr_engine *e, int ply)
  * progress (trades, men forward) instead of shuffling kings. */
 #define FORTY_MOVE_PLIES 80
 #ifndef LMR_FIRST
-#define LMR_FIRST 2
+#define LMR_FIRST 3
 #endif
 #ifndef LMR_SECOND
-#define LMR_SECOND 6
+#define LMR_SECOND 8
 #endif
 #ifndef LMR_PV_LESS
 #define LMR_PV_LESS 0
