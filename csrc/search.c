@@ -70,6 +70,7 @@ struct ckr_engine {
     int64_t first_cutoffs;
     int64_t rote_hits;
     int64_t egdb_hits;
+    int64_t etc_cutoffs;
     int egdb_root;              /* the root's value in the database (-1: not held) */
     int egdb_distance;          /* its distance to conversion (-1: not held) */
     int root_kept;              /* root moves left to search */
@@ -360,6 +361,18 @@ static inline int enter_node(ckr_engine *e, int ply)
  * score shrinks as those plies pile up, so a side that is ahead makes
  * progress (trades, men forward) instead of shuffling kings. */
 #define FORTY_MOVE_PLIES 80
+#ifndef LMR_FIRST
+#define LMR_FIRST 3
+#endif
+#ifndef LMR_SECOND
+#define LMR_SECOND 8
+#endif
+#ifndef LMR_PV_LESS
+#define LMR_PV_LESS 0
+#endif
+#ifndef ETC_DEPTH
+#define ETC_DEPTH 4
+#endif
 
 /* The static score at a node.  The learners' evaluators also see the position
  * before the last move (Samuel's terms are differences from it) and the game
@@ -483,6 +496,29 @@ static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int pl
         return -CKR_WIN + ply;
     int capture = moves[0].ncaps > 0;
     int hash_idx = tt_move < n ? tt_move : -1;
+#ifndef CKR_NO_ETC
+    /* Enhanced transposition cutoff: a successor the table already proves
+     * bad enough for the opponent cuts here without a search. */
+    if (!is_pv && ply > 0 && depth >= ETC_DEPTH) {
+        int nd = depth - 1 + ((n == 1 || capture) ? 1 : 0);
+        for (int i = 0; i < n; i++) {
+            ckr_make(p, &moves[i]);
+            tt_entry *c = tt_probe(e, p->hash);
+            int rep = 0; /* a successor that repeats the line is a draw, whatever the table says */
+            if (c && !irreversible(&moves[i]))
+                for (int j = e->rep_len - 1; j >= floor && !rep; j -= 2)
+                    rep = e->rep[j] == p->hash;
+            ckr_unmake(p, &moves[i]);
+            if (!c || rep || c->depth < nd)
+                continue;
+            int cb = c->bound & 3, v = -score_from_tt(c->score, ply + 1);
+            if ((cb == BOUND_UPPER || cb == BOUND_EXACT) && v >= beta) {
+                e->etc_cutoffs++;
+                return v;
+            }
+        }
+    }
+#endif
 
     e->rep[e->rep_len++] = p->hash;
     int *sc = e->scores[ply];
@@ -524,8 +560,8 @@ static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int pl
             v = -pvs(e, p, -beta, -alpha, nd, ply + 1, child_floor);
         } else {
             int r = 0;
-            if (depth >= 3 && i >= 3 && !capture && !(m->flags & CKR_MOVE_CROWN) && sc[i] < (1 << 27))
-                r = 1 + (depth >= 6 && i >= 8);
+            if (depth >= 3 && i >= LMR_FIRST && !capture && !(m->flags & CKR_MOVE_CROWN) && sc[i] < (1 << 27))
+                r = 1 + (depth >= 6 && i >= LMR_SECOND) - (is_pv && LMR_PV_LESS && i < LMR_SECOND);
             v = -pvs(e, p, -alpha - 1, -alpha, nd - r, ply + 1, child_floor);
             if (v > alpha && r)
                 v = -pvs(e, p, -alpha - 1, -alpha, nd, ply + 1, child_floor);
@@ -558,7 +594,19 @@ static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int pl
                         }
                         int32_t *h = &e->history[p->side][m->from][m->to];
                         *h += depth * depth;
-                        if (*h > (1 << 24))
+#ifndef CKR_NO_HISTORY_MALUS
+                        /* The quiet moves tried before it failed here: less credit for them. */
+                        int low = 0;
+                        for (int j = 0; j < i; j++)
+                            if (!moves[j].ncaps) {
+                                int32_t *hj = &e->history[p->side][moves[j].from][moves[j].to];
+                                *hj -= depth * depth;
+                                low |= *hj < -(1 << 24);
+                            }
+#else
+                        int low = 0;
+#endif
+                        if (*h > (1 << 24) || low)
                             for (int a = 0; a < 2; a++)
                                 for (int b = 0; b < 64; b++)
                                     for (int c = 0; c < 64; c++)
