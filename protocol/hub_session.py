@@ -306,12 +306,12 @@ class HubSession:
         self.search_task = asyncio.ensure_future(self._search(board, limit, level))
 
     async def _search(self, board: Board, limit: Limit, level: Limit) -> None:
-        last = ""
+        last: SearchInfo | None = None
 
         def on_info(info: SearchInfo) -> None:
             nonlocal last
-            last = g.format_info(board, info)
-            self.send(last)
+            last = info
+            self.send(g.format_info(board, info))
 
         self._open_ended = limit.depth is None and limit.nodes is None and limit.movetime is None \
             and limit.time is None
@@ -329,10 +329,11 @@ class HubSession:
             ponder = None
         else:
             ponder = result.ponder
-            # Reports are thinned to one per INFO_INTERVAL: the final one always goes out.
-            final = g.format_info(board, result.info)
-            if final != last:
-                self.send(final)
+            # Reports are thinned to one per INFO_INTERVAL: the final one always goes out, unless
+            # that iteration was reported already (only the totals of time and nodes differ then).
+            i = result.info
+            if last is None or (last.depth, last.score, last.pv) != (i.depth, i.score, i.pv):
+                self.send(g.format_info(board, i))
         self.search_mode = ""
         self.send(g.format_done(board, best, ponder))
         with contextlib.suppress(ConnectionError, OSError):

@@ -134,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
     board = setup_board(args.fen, args.moves)
     require_game_on(board)
     searcher = make_searcher(args)
-    if searcher.egdb is not None:
+    if getattr(searcher, "egdb", None) is not None:  # the 704 backend has none
         from engine.egdb import describe
 
         print(describe(searcher.egdb), flush=True)
