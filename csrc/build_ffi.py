@@ -23,10 +23,12 @@ from csrc import cflags  # noqa: E402 -- needs the repository root on sys.path
 SOURCES = [
     "position.c", "movegen.c", "perft.c", "evaluate.c", "search.c", "samuel_terms.c", "rote.c",
     "book_eval.c", "signature_tables.c", "tabulated.c", "phase_tables.c", "heuristic_eval.c",
-    "network_eval.c", "egdb.c",
+    "network_eval.c", "egdb.c", "piece_net.c",
 ]
 # The cdef-clean public headers, in order (ckr.h includes the same ones for C).
-HEADERS = ["ckr_api.h", "ckr_terms.h", "ckr_book.h", "ckr_rote.h", "ckr_network.h", "ckr_egdb.h"]
+HEADERS = [
+    "ckr_api.h", "ckr_terms.h", "ckr_book.h", "ckr_rote.h", "ckr_network.h", "ckr_egdb.h", "ckr_piecenet.h",
+]
 
 
 def compile_args(environ: dict[str, str] | None = None) -> list[str]:

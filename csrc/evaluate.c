@@ -267,6 +267,7 @@ int ckr_evaluate_ctx(const ckr_eval *e, const ckr_pos *p, const ckr_pos *parent,
     case CKR_EVAL_PHASE:
     case CKR_EVAL_HEURISTIC: s = ckr_book_eval(e, p, parent, game_ply); break;
     case CKR_EVAL_NETWORK: s = ckr_network_value(e, p, p->side); break;
+    case CKR_EVAL_PIECENET: s = ckr_piecenet_value(e, p); break;
     default: s = weighted(p, default_weights, F_COUNT); break;
     }
     if (s > CKR_WIN_BOUND - 1)

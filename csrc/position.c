@@ -24,6 +24,7 @@ static void build_tables(void)
     ckr_zobrist_side = splitmix(&seed);
     ckr_evaluate_init();
     ckr_network_init();
+    ckr_piecenet_init();
 }
 
 /* The tables are written once, before any search can read them: pthread_once

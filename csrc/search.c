@@ -381,10 +381,11 @@ static inline int enter_node(ckr_engine *e, int ply)
 
 /* The static score at a node.  The learners' evaluators also see the position
  * before the last move (Samuel's terms are differences from it) and the game
- * ply; both come from the current line, so the common evaluators pay nothing. */
+ * ply; both come from the current line, so the common evaluators (and the
+ * piece network, which reads neither) pay nothing. */
 static int leaf_eval(ckr_engine *e, const ckr_pos *p, int ply)
 {
-    if (e->eval.kind < CKR_EVAL_SAMUEL)
+    if (e->eval.kind < CKR_EVAL_SAMUEL || e->eval.kind == CKR_EVAL_PIECENET)
         return ckr_evaluate(&e->eval, p);
     ckr_pos parent;
     const ckr_pos *pp = NULL;

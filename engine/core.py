@@ -41,6 +41,7 @@ EVAL_TABULATED: int = lib.CKR_EVAL_TABULATED
 EVAL_PHASE: int = lib.CKR_EVAL_PHASE
 EVAL_HEURISTIC: int = lib.CKR_EVAL_HEURISTIC
 EVAL_NETWORK: int = lib.CKR_EVAL_NETWORK
+EVAL_PIECENET: int = lib.CKR_EVAL_PIECENET
 NETWORK_HEADER: int = lib.CKR_NETWORK_HEADER
 NETWORK_SCALE: int = lib.CKR_NETWORK_SCALE
 WEIGHT_ONE: int = lib.CKR_WEIGHT_ONE
@@ -172,6 +173,10 @@ class _EvalBuffers:
     """A ``ckr_eval`` and the data buffer it points into, kept alive together."""
 
     def __init__(self, spec: EvalSpec) -> None:
+        if spec.kind == EVAL_PIECENET and piecenet_check(spec.data) != 0:
+            # The other table kinds are checked where they are built; this one is read unchecked in C.
+            code = piecenet_check(spec.data)
+            raise ValueError(f"not a usable piece network (csrc/ckr_piecenet.h; code {code})")
         self.data = ffi.new("int32_t[]", list(spec.data)) if spec.data else ffi.NULL
         self.ev = _fill_eval(spec)
         self.ev.data = self.data
@@ -638,6 +643,43 @@ def network_bench(spec: EvalSpec, positions: Sequence[RawPosition], rounds: int)
     start = time.perf_counter()
     total = int(lib.ckr_network_bench(buffers.ev, arr, len(positions), int(rounds)))
     return total, time.perf_counter() - start
+
+
+PIECENET_VERSION: int = lib.CKR_PIECENET_VERSION
+PIECENET_HEADER: int = lib.CKR_PIECENET_HEADER
+PIECENET_INPUTS: int = lib.CKR_PIECENET_INPUTS
+PIECENET_H1: int = lib.CKR_PIECENET_H1
+PIECENET_H2: int = lib.CKR_PIECENET_H2
+PIECENET_MAX_PHASES: int = lib.CKR_PIECENET_MAX_PHASES
+PIECENET_ONE: int = lib.CKR_PIECENET_ONE
+
+
+def piecenet_size(phases: int) -> int:
+    """How many numbers follow the piece network's header for ``phases`` phases (0 when out of range)."""
+    return int(lib.ckr_piecenet_size(int(phases)))
+
+
+def piecenet_check(data: Sequence[int]) -> int:
+    """0 when ``data`` is a piece network the core can read (csrc/ckr_piecenet.h), else its code."""
+    buf = ffi.new("int32_t[]", list(data)) if data else ffi.NULL
+    return int(lib.ckr_piecenet_check(buf, len(data)))
+
+
+def piecenet_sets(spec: EvalSpec, sets: Any, out: Any) -> None:  # any buffers, as features_sets takes
+    """The piece network's scores of positions given as square sets (``sets``: n * 5 native uint32,
+    as ``features_sets`` takes them) into ``out`` (n native int32)."""
+    if spec.kind != EVAL_PIECENET or piecenet_check(spec.data) != 0:
+        raise ValueError("not a usable piece network")
+    n = len(memoryview(sets).cast("B")) // 20
+    if len(memoryview(out).cast("B")) < 4 * n:
+        raise ValueError("output buffer too small")
+    if n == 0:
+        return
+    buffers = _new_eval(spec)
+    bad = lib.ckr_piecenet_batch(buffers.ev, ffi.from_buffer("uint32_t[]", sets), n,
+                                 ffi.from_buffer("int32_t[]", out, require_writable=True))
+    if bad >= 0:
+        raise ValueError(f"position {bad}: a square holds more than one piece")
 
 
 def evaluate_many(

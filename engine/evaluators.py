@@ -94,6 +94,7 @@ _KINDS: dict[str, int] = {
     "phase": core.EVAL_PHASE,
     "heuristic": core.EVAL_HEURISTIC,
     "network": core.EVAL_NETWORK,
+    "piecenet": core.EVAL_PIECENET,
 }
 _KIND_NAMES = {v: k for k, v in _KINDS.items()}
 
@@ -105,6 +106,15 @@ NETWORK_PROBLEMS = {
     -5: "a king value K outside [1, 3]",
 }
 """What core.network_check's codes mean."""
+
+PIECENET_PROBLEMS = {
+    -1: "too short, or not version 1 of the layout",
+    -2: f"a phase count outside 1..{core.PIECENET_MAX_PHASES}",
+    -3: "the wrong number of weights for its phase count",
+    -4: "a phase table entry that names no phase",
+    -5: "a weight outside the int16 range",
+}
+"""What core.piecenet_check's codes mean."""
 
 
 def to_dict(evaluator: Evaluator) -> dict[str, Any]:
@@ -137,6 +147,10 @@ def from_dict(d: Mapping[str, Any], source: str = "evaluator") -> Evaluator:
         problem = NETWORK_PROBLEMS.get(core.network_check(spec.data))
         if problem is not None:
             raise OptionError(f"{source}: not a usable network: {problem}")
+    if kind == core.EVAL_PIECENET:
+        problem = PIECENET_PROBLEMS.get(core.piecenet_check(spec.data))
+        if problem is not None:
+            raise OptionError(f"{source}: not a usable piece network: {problem}")
     return Evaluator(str(d["name"]), spec, dict(d.get("meta", {})))
 
 

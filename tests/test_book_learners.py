@@ -189,6 +189,7 @@ SHIPPED = {
     "samuel-book-polynomial": core.EVAL_SAMUEL,
     "samuel-alpha": core.EVAL_SAMUEL,
     "evolved-blondie": core.EVAL_NETWORK,
+    "piece-net": core.EVAL_PIECENET,
 }
 
 

@@ -1,7 +1,9 @@
-"""samuel learn tune: Texel tuning of the linear evaluation from games with results.
+"""samuel learn tune: Texel tuning of the linear evaluation, or of a piece-square network, on game results.
 
     samuel learn tune --pdn ../shared/data/OCA_2.0.pdn [--selfplay out/selfplay.pdn] --out out/tuned.json
                       [--png out/tune.png] [--games N] [--iterations N] [--start default-2026-11]
+    samuel learn tune --model net --pdn ../shared/data/OCA_2.0.pdn --out out/piece-net.json
+                      [--epochs N] [--teacher F] [--checkpoint out/piece-net.ckpt.npz]
 
 Quiet positions of every game (training: game number not a multiple of 10; the
 others are held out to fit the sigmoid's scale and to stop at the held-out
@@ -14,6 +16,11 @@ the tuned weights as a linear evaluator (usable by name after copying it to
 engine/data/evaluators/) and the learning curve as a PNG.  The fit takes
 seconds once the positions are read (they are cached with --cache-dir), so an
 interrupted run is simply run again.
+
+--model net trains the piece-square network of engine/learners/piece_net.py
+(docs/piece-net.md) on the same positions with minibatch Adam, one epoch at a
+time; the checkpoint (default: next to --out) is written after every epoch and
+a run of the same configuration continues from it.
 """
 
 from __future__ import annotations
@@ -44,6 +51,20 @@ def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type
                    help="weigh every position the same (default: every file the same, in the fit and "
                         "in the held-out loss)")
     p.add_argument("--cache-dir", default=None, help="cache the extracted positions as .npz here")
+    p.add_argument("--model", choices=("linear", "net"), default="linear",
+                   help="what to fit: the linear evaluation's weights (default) or the piece-square network")
+    net = p.add_argument_group("--model net")
+    net.add_argument("--epochs", type=positive_int, default=30, help="most epochs to train (default 30)")
+    net.add_argument("--batch", type=positive_int, default=1024, help="minibatch size (default 1024)")
+    net.add_argument("--lr", type=float, default=2e-3,
+                     help="Adam's learning rate (default 0.002, times 0.9 an epoch)")
+    net.add_argument("--teacher", type=float, default=0.0,
+                     help="share of the default evaluator's prediction in the target, 0..1 (default 0)")
+    net.add_argument("--patience", type=positive_int, default=5,
+                     help="stop after this many epochs without a lower held-out loss (default 5)")
+    net.add_argument("--seed", type=int, default=0, help="initial weights and batch order (default 0)")
+    net.add_argument("--checkpoint", default=None,
+                     help="resumable training state (.npz; default: --out with .ckpt.npz)")
     p.set_defaults(func=run)
 
 
@@ -51,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.suffix != ".json":
         raise OptionError(f"--out must name a .json file, got {args.out!r}")
+    if args.model == "net":
+        return run_net(args, out)
     import numpy as np
 
     from engine import core, evaluators
@@ -103,4 +126,53 @@ def run(args: argparse.Namespace) -> int:
     for name, a, b in zip(evaluators.FEATURE_NAMES, w0, result.weights, strict=False):
         print(f"  {name:<14} {a:8.2f} -> {b:8.2f}")
     print(f"wrote {out} (evaluator {out.stem!r}) and {png}")
+    return 0
+
+
+def run_net(args: argparse.Namespace, out: Path) -> int:
+    import numpy as np
+
+    from engine import evaluators
+    from engine.learners import piece_net
+
+    if not 0.0 <= args.teacher <= 1.0:
+        raise OptionError(f"--teacher must be in [0, 1], got {args.teacher}")
+    checkpoint = Path(args.checkpoint) if args.checkpoint else out.with_suffix(".ckpt.npz")
+    with progress_bar() as task:
+        parts = []
+        for k, pdn in enumerate(args.pdn):
+            if not Path(pdn).is_file():
+                raise OptionError(f"no such PDN file: {pdn}")
+            d = piece_net.load(pdn, limit_games=args.games, cache_dir=args.cache_dir,
+                               progress=task(f"reading {Path(pdn).name}"))
+            d.game = d.game + k * 10_000_000
+            parts.append(d)
+        data = piece_net.Data.concat(parts)
+        held = (data.game % 10) == 0
+        checkpoint.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            result = piece_net.train(data.select(~held), data.select(held), epochs=args.epochs,
+                                     batch=args.batch, lr=args.lr, teacher=args.teacher,
+                                     patience=args.patience, seed=args.seed, checkpoint=checkpoint,
+                                     progress=task("training"))
+        except ValueError as exc:
+            raise OptionError(str(exc)) from exc
+    ev = piece_net.evaluator(result, name=out.stem, source=", ".join(args.pdn))
+    evaluators.save(ev, out)
+    png = Path(args.png) if args.png else out.with_suffix(".png")
+    piece_net.plot(result, png)
+    held_data = data.select(held)
+    c_scores = np.empty(len(held_data), dtype=np.int32)
+    from engine import core
+
+    core.piecenet_sets(ev.spec, held_data.rows, c_scores)
+    drift = np.abs(c_scores - 100.0 * piece_net.predict(result.params, held_data.rows, result.table))
+    best = min(c[2] for c in result.curve)
+    print(f"trained on {result.train_samples} quiet positions, held out {result.held_out_samples}; "
+          f"K {result.k:.4f}; {len(result.curve) - 1} epochs in {result.seconds:.0f} s "
+          f"(best: epoch {result.best_epoch})")
+    print(f"held-out loss: network {best:.5f}, default linear evaluation {result.linear_loss[1]:.5f}")
+    print(f"int16 network vs float: mean |difference| {drift.mean():.2f}, "
+          f"largest {drift.max():.1f} centi-men")
+    print(f"wrote {out} (evaluator {out.stem!r}), {png} and the checkpoint {checkpoint}")
     return 0

@@ -1,0 +1,56 @@
+/*
+ * ckr_piecenet.h -- a small learned network over piece-square inputs as an
+ * evaluator kind (CKR_EVAL_PIECENET), cdef-clean like ckr_api.h.
+ *
+ * The network sees the board from the side to move's point of view (relative
+ * squares: s for Black, 33-s for White), so a position and its colour-reversed
+ * twin with the other side to move score the same.  Its 120 inputs are one-hot
+ * piece squares:
+ *     0..27   own man on relative square 1..28
+ *    28..55   opponent's man on relative square 5..32
+ *    56..87   own king on relative square 1..32
+ *    88..119  opponent's king on relative square 1..32
+ * (a man on its own crown row cannot stand and is left out).  Layers:
+ *     h1 = clip(b1 + sum of W1's rows of the occupied inputs, 0, 1)   shared, 32
+ *     h2 = clip(b2[p] + h1 W2[p], 0, 1)                               32
+ *     y  = b3[p] + h2 W3[p]                                            men
+ * where p is the phase, looked up from the number of pieces on the board.
+ * The score is 100 y (centi-men, for the side to move).
+ *
+ * Every number is an integer in int16 range, fixed point with 8 fraction bits
+ * (256 = 1.0), one to an int32 data word (the caller keeps them alive):
+ *   data[0]      CKR_PIECENET_VERSION
+ *   data[1]      number of phases P (1..CKR_PIECENET_MAX_PHASES)
+ *   data[2]      how many numbers follow the header (ckr_piecenet_size(P))
+ *   data[3..27]  the phase (0..P-1) of a position with 0..24 pieces
+ *   then W1[120][32] (input-major), b1[32], and for each phase
+ *   W2[32][32] (first-layer node-major), b2[32], W3[32], b3.
+ * In integers: h1 = clamp(acc, 0, 256); h2 = clamp((h1 . W2 >> 8) + b2, 0, 256);
+ * score = (100 (h2 . W3 + 256 b3) + 32768) >> 16 (shifts round down).
+ */
+
+#define CKR_EVAL_PIECENET 10
+#define CKR_PIECENET_VERSION 1
+#define CKR_PIECENET_INPUTS 120
+#define CKR_PIECENET_H1 32
+#define CKR_PIECENET_H2 32
+#define CKR_PIECENET_HEADER 28
+#define CKR_PIECENET_MAX_PHASES 8
+#define CKR_PIECENET_ONE 256
+
+/* How many numbers follow the header for ``phases`` phases (0 when out of range). */
+int ckr_piecenet_size(int phases);
+
+/* 0 when data[0..ndata-1] is a network the evaluator can read, else a
+ * negative code: -1 short or wrong version, -2 a phase count out of range,
+ * -3 the wrong number of numbers, -4 a phase table entry out of range,
+ * -5 a number outside int16. */
+int ckr_piecenet_check(const int32_t *data, int64_t ndata);
+
+/* The score (centi-men, side to move) of a checked network; not clamped. */
+int ckr_piecenet_value(const ckr_eval *eval, const ckr_pos *pos);
+
+/* Scores of n positions given as square sets (black men, black kings, white
+ * men, white kings, side to move; 5 words each) into out.  Returns -1, or the
+ * index of the first invalid position. */
+int64_t ckr_piecenet_batch(const ckr_eval *eval, const uint32_t *sets, int64_t n, int32_t *out);

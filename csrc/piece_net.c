@@ -1,0 +1,117 @@
+/* piece_net.c -- the piece-square network (CKR_EVAL_PIECENET, ckr_piecenet.h).
+ *
+ * The first layer is recomputed at every call: at most 24 of the 120 inputs
+ * are set, so it is a sum of at most 24 rows of 32 numbers, about as much
+ * work as the second layer, and the search needs no accumulator stack.  Zero
+ * first-layer outputs (most of them, after the clip) skip their row of W2. */
+#include "bitboard.h"
+
+#define N_IN CKR_PIECENET_INPUTS
+#define H1 CKR_PIECENET_H1
+#define H2 CKR_PIECENET_H2
+#define HEAD CKR_PIECENET_HEADER
+#define ONE CKR_PIECENET_ONE
+#define PHASE_SIZE (H1 * H2 + H2 + H2 + 1)
+#define SHARED_SIZE (N_IN * H1 + H1)
+
+/* [mover][class][bit] -> input index, -1 where that piece cannot stand.
+ * Classes: 0 own men, 1 opponent's men, 2 own kings, 3 opponent's kings. */
+static short input_of[2][4][64];
+
+void ckr_piecenet_init(void)
+{
+    for (int m = 0; m < 2; m++)
+        for (int c = 0; c < 4; c++)
+            for (int b = 0; b < 64; b++) {
+                int rs = b <= 34 ? bb_rel_square(b, m) : 0, idx = -1;
+                if (rs > 0) {
+                    switch (c) {
+                    case 0: idx = rs <= 28 ? rs - 1 : -1; break;
+                    case 1: idx = rs >= 5 ? 28 + rs - 5 : -1; break;
+                    case 2: idx = 56 + rs - 1; break;
+                    default: idx = 88 + rs - 1; break;
+                    }
+                }
+                input_of[m][c][b] = (short)idx;
+            }
+}
+
+int ckr_piecenet_size(int phases)
+{
+    if (phases < 1 || phases > CKR_PIECENET_MAX_PHASES)
+        return 0;
+    return SHARED_SIZE + phases * PHASE_SIZE;
+}
+
+int ckr_piecenet_check(const int32_t *data, int64_t ndata)
+{
+    if (!data || ndata < HEAD || data[0] != CKR_PIECENET_VERSION)
+        return -1;
+    int size = ckr_piecenet_size(data[1]);
+    if (size == 0)
+        return -2;
+    if (data[2] != size || ndata != HEAD + size)
+        return -3;
+    for (int i = 3; i < HEAD; i++)
+        if (data[i] < 0 || data[i] >= data[1])
+            return -4;
+    for (int64_t i = HEAD; i < ndata; i++)
+        if (data[i] < -32768 || data[i] > 32767)
+            return -5;
+    return 0;
+}
+
+static inline int32_t clip_one(int32_t v) { return v < 0 ? 0 : v > ONE ? ONE : v; }
+
+int ckr_piecenet_value(const ckr_eval *eval, const ckr_pos *p)
+{
+    const int32_t *d = eval->data;
+    int us = p->side, them = us ^ 1;
+    int count = bb_popcount(p->pieces[0] | p->pieces[1]);
+    const int32_t *w1 = d + HEAD, *b1 = w1 + N_IN * H1;
+    const int32_t *net = b1 + H1 + (int64_t)d[3 + (count > 24 ? 24 : count)] * PHASE_SIZE;
+    const int32_t *w2 = net, *b2 = w2 + H1 * H2, *w3 = b2 + H2, *b3 = w3 + H2;
+
+    int32_t acc[H1];
+    for (int j = 0; j < H1; j++)
+        acc[j] = b1[j];
+    const ckr_bb sets[4] = {
+        p->pieces[us] & ~p->kings, p->pieces[them] & ~p->kings,
+        p->pieces[us] & p->kings, p->pieces[them] & p->kings,
+    };
+    for (int c = 0; c < 4; c++)
+        for (ckr_bb b = sets[c]; b; b &= b - 1) {
+            int idx = input_of[us][c][bb_lsb(b)];
+            if (idx < 0)
+                continue;
+            const int32_t *row = w1 + idx * H1;
+            for (int j = 0; j < H1; j++)
+                acc[j] += row[j];
+        }
+
+    int32_t acc2[H2] = {0};
+    for (int j = 0; j < H1; j++) {
+        int32_t h = clip_one(acc[j]);
+        if (h == 0)
+            continue;
+        const int32_t *row = w2 + j * H2;
+        for (int k = 0; k < H2; k++)
+            acc2[k] += h * row[k];
+    }
+    int64_t out = (int64_t)b3[0] * ONE;
+    for (int k = 0; k < H2; k++)
+        out += (int64_t)clip_one((acc2[k] >> 8) + b2[k]) * w3[k];
+    return (int)((out * 100 + 32768) >> 16);
+}
+
+int64_t ckr_piecenet_batch(const ckr_eval *eval, const uint32_t *sets, int64_t n, int32_t *out)
+{
+    for (int64_t i = 0; i < n; i++) {
+        const uint32_t *s = sets + 5 * i;
+        ckr_pos pos;
+        if (s[4] > 1 || ckr_pos_set(&pos, s[0], s[1], s[2], s[3], (int)s[4]) != 0)
+            return i;
+        out[i] = ckr_piecenet_value(eval, &pos);
+    }
+    return -1;
+}

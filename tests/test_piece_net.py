@@ -1,0 +1,182 @@
+"""The piece-square network: C equals the numpy reference, antisymmetry, blob checks, training, search."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine import core, evaluators
+from engine.board import Board
+from engine.errors import OptionError
+from engine.learners import piece_net
+from samuel.cli import main as samuel_main
+
+DATA = Path(__file__).parent / "data"
+PDN = DATA / "oca_first60.pdn"
+
+
+def random_rows(n: int, seed: int = 0) -> np.ndarray:
+    """Random boards (men anywhere, crown rows included: the net must skip them), either side to move."""
+    rng = np.random.default_rng(seed)
+    cls = rng.choice(5, size=(n, 32), p=[0.45, 0.2, 0.05, 0.2, 0.1])  # empty, bm, bk, wm, wk
+    rows = np.zeros((n, 5), dtype=np.uint32)
+    shifts = np.arange(32, dtype=np.uint64)
+    for c in range(1, 5):
+        rows[:, c - 1] = ((cls == c).astype(np.uint64) << shifts).sum(axis=1).astype(np.uint32)
+    rows[:, 4] = rng.integers(0, 2, n)
+    return rows
+
+
+def random_net(seed: int = 1, scale: float = 3.0) -> piece_net.Params:
+    p = piece_net.init_params(len(piece_net.PHASE_EDGES) + 1, seed)
+    return {k: (v * scale).astype(np.float32) for k, v in p.items()}
+
+
+def spec_of(data: list[int]) -> core.EvalSpec:
+    return core.EvalSpec(core.EVAL_PIECENET, data=tuple(data))
+
+
+def c_scores(data: list[int], rows: np.ndarray) -> np.ndarray:
+    out = np.empty(len(rows), dtype=np.int32)
+    core.piecenet_sets(spec_of(data), np.ascontiguousarray(rows), out)
+    return out
+
+
+def colour_reversed(rows: np.ndarray) -> np.ndarray:
+    """Each position turned half round with the colours swapped and the other side to move."""
+    def rev(w: np.ndarray) -> np.ndarray:
+        bits = piece_net._bits(w)[:, ::-1]
+        return (bits.astype(np.uint64) << np.arange(32, dtype=np.uint64)).sum(axis=1).astype(np.uint32)
+
+    out = np.empty_like(rows)
+    for i, j in ((0, 2), (1, 3), (2, 0), (3, 1)):
+        out[:, i] = rev(rows[:, j])
+    out[:, 4] = 1 - rows[:, 4]
+    return out
+
+
+def test_c_equals_the_numpy_reference_and_the_float_model() -> None:
+    rows = random_rows(5000)
+    params = random_net()
+    data = piece_net.quantize(params, piece_net.phase_table())
+    got = c_scores(data, rows)
+    assert np.array_equal(got, piece_net.reference_scores(data, rows))
+    assert got.std() > 30  # not a constant
+    drift = np.abs(got - 100.0 * piece_net.predict(params, rows, piece_net.phase_table()))
+    assert drift.mean() < 1.5 and drift.max() < 8
+    # One at a time through ckr_evaluate (clamped, but these are small) agrees with the batch.
+    for i in range(0, 500, 7):
+        raw = core.RawPosition(*(int(v) for v in rows[i]))
+        assert core.evaluate(raw, spec_of(data)) == got[i]
+
+
+def test_antisymmetric_by_construction() -> None:
+    """Black's view of a position is minus Black's view of its colour-reversed twin (the other side to
+    move): scores are the side to move's, and the twin's side to move sees the same board."""
+    rows = random_rows(3000, seed=5)
+    data = piece_net.quantize(random_net(seed=2), piece_net.phase_table())
+    a, b = c_scores(data, rows), c_scores(data, colour_reversed(rows))
+    assert np.array_equal(a, b)
+    black_view = np.where(rows[:, 4] == 0, a, -a)
+    twin_black_view = np.where(rows[:, 4] == 1, b, -b)  # the twin's mover is White where ours is Black
+    assert np.array_equal(black_view, -twin_black_view)
+
+
+def test_blob_validation_gives_clear_errors() -> None:
+    good = piece_net.quantize(random_net(), piece_net.phase_table())
+    assert core.piecenet_check(good) == 0
+    assert core.piecenet_size(4) == len(good) - core.PIECENET_HEADER
+    assert core.piecenet_size(0) == 0 == core.piecenet_size(core.PIECENET_MAX_PHASES + 1)
+    cases = {
+        -1: [2, *good[1:]],
+        -2: [good[0], 9, *good[2:]],
+        -3: good[:-1],
+        -4: [*good[:3], 7, *good[4:]],
+        -5: [*good[:-1], 40000],
+    }
+    for code, words in cases.items():
+        assert core.piecenet_check(words) == code
+        d = {"name": "bad", "kind": "piecenet", "data": words}
+        problem = evaluators.PIECENET_PROBLEMS[code][:10]
+        with pytest.raises(OptionError, match="not a usable piece network: " + problem):
+            evaluators.from_dict(d, "bad.json")
+        with pytest.raises(ValueError, match="not a usable piece network"):
+            core.evaluate(Board().raw, spec_of(words))
+    assert core.piecenet_check([]) == -1
+    with pytest.raises(ValueError, match="int16"):
+        big = random_net()
+        big["w3"][0, 0] = 200.0
+        piece_net.quantize(big, piece_net.phase_table())
+
+
+def test_inputs_layout() -> None:
+    # Black to move: Black man on 1 and 28 (own men 0, 27), white man on 5 (opp men 28), kings on 32.
+    rows = np.array([[(1 << 0) | (1 << 27), 1 << 31, 1 << 4, 0, 0]], dtype=np.uint32)
+    x = piece_net.inputs(rows)[0]
+    assert sorted(np.flatnonzero(x).tolist()) == [0, 27, 28, 56 + 31]
+    # White to move: White's man on 5 is its relative square 28, Black's men on 1 and 28 its 32 and 5,
+    # Black's king on 32 its 1.
+    rows[0, 4] = 1
+    x = piece_net.inputs(rows)[0]
+    assert sorted(np.flatnonzero(x).tolist()) == [27, 28 + 5 - 5, 28 + 32 - 5, 88 + 0]
+
+
+def test_a_tiny_training_run_lowers_the_loss(tmp_path: Path) -> None:
+    data = piece_net.load(PDN, limit_games=60)
+    held = (data.game % 10) == 0
+    assert len(data) > 300
+    ckpt = tmp_path / "ckpt.npz"
+    train, held_out = data.select(~held), data.select(held)
+    t = piece_net.train(train, held_out, epochs=4, batch=128, lr=5e-3, checkpoint=ckpt)
+    assert ckpt.is_file() and len(t.curve) == 5
+    assert min(c[1] for c in t.curve[1:]) < t.curve[0][1]  # training loss falls
+    # A second call with the same configuration resumes: nothing left to do at 4 epochs.
+    again = piece_net.train(train, held_out, epochs=4, batch=128, lr=5e-3, checkpoint=ckpt)
+    assert again.curve == t.curve and again.best_epoch == t.best_epoch
+    more = piece_net.train(train, held_out, epochs=5, batch=128, lr=5e-3, checkpoint=ckpt)
+    assert more.curve[:5] == t.curve and len(more.curve) == 6
+    ev = piece_net.evaluator(t)
+    assert core.piecenet_check(ev.spec.data) == 0 and ev.meta["best_epoch"] == t.best_epoch
+    piece_net.plot(t, tmp_path / "curve.png")
+    assert (tmp_path / "curve.png").stat().st_size > 1000
+
+
+def test_usable_in_search_and_as_a_shipped_file(tmp_path: Path) -> None:
+    from engine.limits import Limit
+    from engine.search import Searcher
+
+    data = piece_net.quantize(random_net(scale=1.0), piece_net.phase_table())
+    ev = evaluators.Evaluator("tiny-net", spec_of(data))
+    path = tmp_path / "tiny-net.json"
+    evaluators.save(ev, path)
+    loaded = evaluators.load(path)
+    assert loaded.spec == ev.spec
+    searcher = Searcher(loaded, hash_mb=4)
+    result = searcher.search(Board(), Limit(depth=6))
+    assert result.best in Board().legal_moves and result.info.nodes > 0
+
+
+def test_the_shipped_network_loads_and_searches() -> None:
+    ev = evaluators.by_name("piece-net")
+    assert ev.spec.kind == core.EVAL_PIECENET and core.piecenet_check(ev.spec.data) == 0
+    assert ev.meta["learner"] == "piece_net"
+    # A man up is worth something like a man.
+    board = Board("B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11")
+    assert ev.evaluate(board) < -40
+
+
+def test_command_trains_writes_and_resumes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "net.json"
+    args = ["learn", "tune", "--model", "net", "--pdn", str(PDN), "--out", str(out), "--epochs", "2",
+            "--batch", "256"]
+    assert samuel_main(args) == 0
+    text = capsys.readouterr().out
+    assert "held-out loss: network" in text and "int16 network vs float" in text
+    d = json.loads(out.read_text())
+    assert d["kind"] == "piecenet" and d["meta"]["train_samples"] > 0
+    assert out.with_suffix(".png").is_file() and out.with_suffix(".ckpt.npz").is_file()
+    assert samuel_main([*args[:-4], "--epochs", "3", "--batch", "256"]) == 0
+    assert json.loads(out.read_text())["meta"]["train_samples"] == d["meta"]["train_samples"]
