@@ -600,19 +600,7 @@ static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int pl
                         }
                         int32_t *h = &e->history[p->side][m->from][m->to];
                         *h += depth * depth;
-#ifndef CKR_NO_HISTORY_MALUS
-                        /* The quiet moves tried before it failed here: less credit for them. */
-                        int low = 0;
-                        for (int j = 0; j < i; j++)
-                            if (!moves[j].ncaps) {
-                                int32_t *hj = &e->history[p->side][moves[j].from][moves[j].to];
-                                *hj -= depth * depth;
-                                low |= *hj < -(1 << 24);
-                            }
-#else
-                        int low = 0;
-#endif
-                        if (*h > (1 << 24) || low)
+                        if (*h > (1 << 24))
                             for (int a = 0; a < 2; a++)
                                 for (int b = 0; b < 64; b++)
                                     for (int c = 0; c < 64; c++)

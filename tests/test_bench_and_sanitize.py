@@ -20,8 +20,8 @@ def _bench(*args: str) -> str:
     return out.stdout
 
 
-BENCH_DEPTH_7 = 150578
-BENCH_DEPTH_13 = 16173638
+BENCH_DEPTH_7 = 146229
+BENCH_DEPTH_13 = 16456546
 """The signatures (total nodes of the bench searches).  A change to the search or the evaluation
 changes them: when that is meant, say so in the commit and pin the new numbers here and in the
 README."""

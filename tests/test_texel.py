@@ -20,14 +20,12 @@ PDN = DATA / "oca_first60.pdn"
 
 def test_baseline_evaluator_is_the_hand_set_default() -> None:
     """default-2026-11 plays exactly as the default did before tuning: its bench signature is the old
-    default's (148292 at depth 7 with the search of that day; 142094 with the search of issue 16,
-    which changed every evaluator's node counts), and a linear evaluator with the C default's
-    weights is ``default``."""
+    default's (148292 at depth 7), and a linear evaluator with the C default's weights is ``default``."""
     from engine.bench import signature
 
     base = evaluators.by_name("default-2026-11")
     assert base.spec.kind == core.EVAL_LINEAR and len(base.spec.weights) == len(evaluators.FEATURE_NAMES)
-    assert signature(7, "default-2026-11", hash_mb=16)[0] == 142094
+    assert signature(7, "default-2026-11", hash_mb=16)[0] == 148292
     default = evaluators.linear([w / core.WEIGHT_ONE for w in core.default_weights()])
     rng = np.random.default_rng(3)
     for _ in range(300):
