@@ -362,7 +362,7 @@ static inline int enter_node(ckr_engine *e, int ply)
  * progress (trades, men forward) instead of shuffling kings. */
 #define FORTY_MOVE_PLIES 80
 /* Late-move reductions: one ply from the LMR_FIRST-th move (0-based), two from
- * the LMR_SECOND-th at depth >= 6, one less in PV nodes with LMR_PV_LESS.
+ * the LMR_SECOND-th at depth >= 6.
  * Compile-time knobs for experiments: reducing from the third move and two
  * plies from the seventh halved the bench's nodes at depth 13 but gained
  * nothing in play (docs/engine.md, "Search changes measured"). */
@@ -371,9 +371,6 @@ static inline int enter_node(ckr_engine *e, int ply)
 #endif
 #ifndef LMR_SECOND
 #define LMR_SECOND 8
-#endif
-#ifndef LMR_PV_LESS
-#define LMR_PV_LESS 0
 #endif
 #ifndef ETC_DEPTH
 #define ETC_DEPTH 8
@@ -567,7 +564,7 @@ static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int pl
         } else {
             int r = 0;
             if (depth >= 3 && i >= LMR_FIRST && !capture && !(m->flags & CKR_MOVE_CROWN) && sc[i] < (1 << 27))
-                r = 1 + (depth >= 6 && i >= LMR_SECOND) - (is_pv && LMR_PV_LESS && i < LMR_SECOND);
+                r = 1 + (depth >= 6 && i >= LMR_SECOND);
             v = -pvs(e, p, -alpha - 1, -alpha, nd - r, ply + 1, child_floor);
             if (v > alpha && r)
                 v = -pvs(e, p, -alpha - 1, -alpha, nd, ply + 1, child_floor);

@@ -351,7 +351,7 @@ def resolve(setting: str) -> Database | None:
     directory, which must hold tables: EgdbError naming it otherwise.
     """
     text = setting.strip()
-    if text.lower() in ("none", "off", "false", "0", ""):
+    if text.lower() in _OFF:
         return None
     if text.lower() == "auto":
         d = default_directory()
@@ -361,11 +361,47 @@ def resolve(setting: str) -> Database | None:
     return shared(text)
 
 
+_OFF = ("none", "off", "false", "0", "")
+"""Settings that mean no database."""
+
+
+@dataclass(frozen=True)
+class Survey:
+    """What a directory's table files say by their names and sizes (nothing is read or checked)."""
+
+    directory: Path
+    tables: int
+    max_pieces: int
+    nbytes: int
+
+    def describe(self) -> str:
+        return f"endgame database: {self.tables} tables, 2-{self.max_pieces} pieces ({self.directory})"
+
+
+def survey(setting: str) -> Survey | None:
+    """The files an ``egdb`` setting names, from a directory listing alone (cheap enough for an
+    event loop, unlike loading); None for none, or for ``auto`` with nothing there.  EgdbError
+    naming a directory that holds no tables."""
+    text = setting.strip()
+    if text.lower() in _OFF:
+        return None
+    auto = text.lower() == "auto"
+    d = default_directory() if auto else Path(text).expanduser()
+    files = sorted(d.glob("egdb-*.bin")) if d.is_dir() else []
+    if not files:
+        if auto:
+            return None
+        check_setting(text)  # names what is wrong
+    pieces = [sum(int(c) for c in f.name.split("-")[1]) for f in files]
+    nbytes = sum(f.stat().st_size for f in files) + sum(f.stat().st_size for f in d.glob("egdb-*.dtc"))
+    return Survey(d, len(files), max(pieces), nbytes)
+
+
 def check_setting(setting: str) -> str:
     """An ``egdb`` setting, checked without loading anything: EgdbError naming a directory
     that holds no tables."""
     text = setting.strip()
-    if text.lower() in ("none", "off", "false", "0", "", "auto"):
+    if text.lower() in (*_OFF, "auto"):
         return text.lower() or "none"
     d = Path(text).expanduser()
     if not d.is_dir():

@@ -234,7 +234,8 @@ class CbSession:
             return 0, "samuel searches on one thread: searchthreads stays 1"
         if name == "check_wld_dir":
             try:
-                return 1, egdb.describe(egdb.shared(value.strip()))
+                found = egdb.survey(value.strip() or "none")
+                return 1, found.describe() if found is not None else "no endgame database there"
             except (SamuelError, OSError) as exc:
                 return 1, f"no endgame database there: {exc}"
         if name == "check_mtc_dir":
@@ -251,9 +252,10 @@ class CbSession:
         return 0, "?"
 
     def _get_database(self, name: str) -> tuple[int, str]:
+        # From the file names alone: this runs on the event loop, and loading waits for a search.
         setting = self.engine.options.get("egdb")
         try:
-            db = egdb.resolve(setting)
+            db = egdb.survey(setting)
         except (SamuelError, OSError) as exc:
             return 0, str(exc)
         if name == "dbpath":

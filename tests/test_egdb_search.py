@@ -209,7 +209,12 @@ def test_engine_options_name_a_bad_database(tmp_path: Path, db3: tuple[Path, egd
         egdb.check_setting(str(tmp_path / "missing"))
     with pytest.raises(egdb.EgdbError, match="no endgame tables"):
         egdb.check_setting(str(tmp_path))
-    assert egdb.resolve("none") is None
+    assert egdb.resolve("none") is None and egdb.survey("none") is None
+    found = egdb.survey(str(path))  # what the file names say, without loading (the cb session's gets)
+    assert found is not None and (found.tables, found.max_pieces) == (2 * len(egdb.signatures(3)), 3)
+    assert found.nbytes == sum(f.stat().st_size for f in path.iterdir())
+    with pytest.raises(egdb.EgdbError, match="no such endgame database directory"):
+        egdb.survey(str(tmp_path / "missing"))
     assert egdb.resolve("auto") is None  # the tests' default directory never exists
     assert egdb.resolve(str(path)) is egdb.resolve(str(path))  # loaded once, shared
     with pytest.raises(ValueError, match="no such endgame database directory"):

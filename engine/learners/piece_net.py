@@ -78,18 +78,9 @@ class Data:
 
 def collect(positions: book_data.BookPositions, results: dict[int, str]) -> Data:
     """The quiet positions of ``positions`` (as ``texel.collect`` picks them), results, teacher scores."""
-    rows = positions.pos.astype(np.uint32)
-    black_score = np.array([texel.RESULT_FOR_BLACK.get(results.get(int(g), "*"), np.nan)
-                            for g in positions.game])
-    keep = ~book_data.has_capture(rows) & ~np.isnan(black_score)
-    rows = np.ascontiguousarray(rows[keep])
-    feats = np.empty((len(rows), len(core.feature_names())), dtype=np.int32)
-    core.features_sets(rows, feats)
+    rows, score, game, feats = texel.quiet_positions(positions, results)
     weights = np.asarray(core.default_weights(), dtype=np.float64) / core.WEIGHT_ONE
-    linear = feats.astype(np.float64) @ weights
-    mover_black = rows[:, 4] == 0
-    score = np.where(mover_black, black_score[keep], 1.0 - black_score[keep])
-    return Data(rows, score, positions.game[keep].astype(np.int64), linear)
+    return Data(rows, score, game, feats.astype(np.float64) @ weights)
 
 
 def load(pdn: str | Path, *, limit_games: int | None = None, cache_dir: str | Path | None = None,

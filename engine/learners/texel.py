@@ -87,8 +87,10 @@ class Samples:
                        np.concatenate([np.full(len(p), i, dtype=np.int64) for i, p in enumerate(parts)]))
 
 
-def collect(positions: book_data.BookPositions, results: dict[int, str]) -> Samples:
-    """The quiet positions of ``positions`` with their games' results (``pdn.game_results``)."""
+def quiet_positions(positions: book_data.BookPositions,
+                    results: dict[int, str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(square-set rows, result for the side to move, game, features) of the quiet positions of
+    games with a result (``pdn.game_results``): what every tuner here learns from."""
     rows = positions.pos.astype(np.uint32)
     black_score = np.array([RESULT_FOR_BLACK.get(results.get(int(g), "*"), np.nan) for g in positions.game])
     keep = ~book_data.has_capture(rows) & ~np.isnan(black_score)
@@ -97,7 +99,13 @@ def collect(positions: book_data.BookPositions, results: dict[int, str]) -> Samp
     core.features_sets(rows, feats)
     mover_black = rows[:, 4] == 0
     score = np.where(mover_black, black_score[keep], 1.0 - black_score[keep])
-    return Samples(feats.astype(np.float64), score, positions.game[keep].astype(np.int64))
+    return rows, score, positions.game[keep].astype(np.int64), feats
+
+
+def collect(positions: book_data.BookPositions, results: dict[int, str]) -> Samples:
+    """The quiet positions of ``positions`` with their games' results (``pdn.game_results``)."""
+    _, score, game, feats = quiet_positions(positions, results)
+    return Samples(feats.astype(np.float64), score, game)
 
 
 def load(pdn: str | Path, *, limit_games: int | None = None, cache_dir: str | Path | None = None,
