@@ -16,4 +16,13 @@ void ckr_evaluate_init(void);
 void ckr_network_init(void);
 /* Builds piece_net.c's input tables (ckr_init calls it once). */
 void ckr_piecenet_init(void);
+/* [mover][class][bit] -> the network's input index, -1 where that piece cannot
+ * stand (classes: own men, opponent's men, own kings, opponent's kings). */
+extern short ckr_piecenet_input_of[2][4][64];
+/* The network packed for the search (piece_net_fast.c): NULL when this build
+ * or this network cannot take the packed path (the reference is used then). */
+typedef struct ckr_piecenet_fast ckr_piecenet_fast;
+ckr_piecenet_fast *ckr_piecenet_fast_new(const ckr_eval *eval);
+void ckr_piecenet_fast_free(ckr_piecenet_fast *f);
+int ckr_piecenet_fast_value(const ckr_piecenet_fast *f, const ckr_pos *p);
 #endif

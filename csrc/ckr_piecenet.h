@@ -54,3 +54,11 @@ int ckr_piecenet_value(const ckr_eval *eval, const ckr_pos *pos);
  * men, white kings, side to move; 5 words each) into out.  Returns -1, or the
  * index of the first invalid position. */
 int64_t ckr_piecenet_batch(const ckr_eval *eval, const uint32_t *sets, int64_t n, int32_t *out);
+
+/* The same through the search's packed path (piece_net_fast.c), to check that
+ * both give the same integers: -1, the index of the first invalid position,
+ * or -2 when the network (or this build) cannot be packed. */
+int64_t ckr_piecenet_batch_packed(const ckr_eval *eval, const uint32_t *sets, int64_t n, int32_t *out);
+
+/* 1 when this build has the packed path (it needs AVX2), else 0. */
+int ckr_piecenet_packed_build(void);

@@ -16,7 +16,7 @@
 
 /* [mover][class][bit] -> input index, -1 where that piece cannot stand.
  * Classes: 0 own men, 1 opponent's men, 2 own kings, 3 opponent's kings. */
-static short input_of[2][4][64];
+short ckr_piecenet_input_of[2][4][64];
 
 void ckr_piecenet_init(void)
 {
@@ -32,7 +32,7 @@ void ckr_piecenet_init(void)
                     default: idx = 88 + rs - 1; break;
                     }
                 }
-                input_of[m][c][b] = (short)idx;
+                ckr_piecenet_input_of[m][c][b] = (short)idx;
             }
 }
 
@@ -81,7 +81,7 @@ int ckr_piecenet_value(const ckr_eval *eval, const ckr_pos *p)
     };
     for (int c = 0; c < 4; c++)
         for (ckr_bb b = sets[c]; b; b &= b - 1) {
-            int idx = input_of[us][c][bb_lsb(b)];
+            int idx = ckr_piecenet_input_of[us][c][bb_lsb(b)];
             if (idx < 0)
                 continue;
             const int32_t *row = w1 + idx * H1;

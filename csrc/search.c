@@ -47,6 +47,7 @@ struct ckr_engine {
     uint64_t tt_buckets;     /* power of two */
     uint8_t generation;
     ckr_eval eval;
+    ckr_piecenet_fast *net;  /* eval packed for the search when it is a piece network (NULL: not) */
     const ckr_rote *rote;    /* Samuel's rote memory, probed at the leaves (NULL: off) */
     const ckr_egdb *egdb;    /* the endgame database, probed after conversions (NULL: off) */
     int egdb_pieces;         /* the most pieces it holds */
@@ -129,6 +130,7 @@ void ckr_engine_free(ckr_engine *e)
 {
     if (!e)
         return;
+    ckr_piecenet_fast_free(e->net);
     free(e->tt);
     free(e);
 }
@@ -167,7 +169,12 @@ void ckr_engine_clear(ckr_engine *e)
     e->generation = 0;
 }
 
-void ckr_engine_set_eval(ckr_engine *e, const ckr_eval *eval) { e->eval = *eval; }
+void ckr_engine_set_eval(ckr_engine *e, const ckr_eval *eval)
+{
+    e->eval = *eval;
+    ckr_piecenet_fast_free(e->net);
+    e->net = eval->kind == CKR_EVAL_PIECENET ? ckr_piecenet_fast_new(eval) : NULL;
+}
 
 void ckr_engine_set_rote(ckr_engine *e, const ckr_rote *rote) { e->rote = rote; }
 
@@ -382,6 +389,10 @@ static inline int enter_node(ckr_engine *e, int ply)
  * piece network, which reads neither) pay nothing. */
 static int leaf_eval(ckr_engine *e, const ckr_pos *p, int ply)
 {
+    if (e->net) { /* clamped as ckr_evaluate clamps */
+        int s = ckr_piecenet_fast_value(e->net, p);
+        return s > CKR_WIN_BOUND - 1 ? CKR_WIN_BOUND - 1 : s < 1 - CKR_WIN_BOUND ? 1 - CKR_WIN_BOUND : s;
+    }
     if (e->eval.kind < CKR_EVAL_SAMUEL || e->eval.kind == CKR_EVAL_PIECENET)
         return ckr_evaluate(&e->eval, p);
     ckr_pos parent;

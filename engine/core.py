@@ -665,9 +665,17 @@ def piecenet_check(data: Sequence[int]) -> int:
     return int(lib.ckr_piecenet_check(buf, len(data)))
 
 
-def piecenet_sets(spec: EvalSpec, sets: Any, out: Any) -> None:  # any buffers, as features_sets takes
+def piecenet_packed_build() -> bool:
+    """Whether this build has the search's packed int16 path for piece networks (it needs AVX2)."""
+    return bool(lib.ckr_piecenet_packed_build())
+
+
+def piecenet_sets(spec: EvalSpec, sets: Any, out: Any, packed: bool = False) -> None:  # any buffers
     """The piece network's scores of positions given as square sets (``sets``: n * 5 native uint32,
-    as ``features_sets`` takes them) into ``out`` (n native int32)."""
+    as ``features_sets`` takes them) into ``out`` (n native int32).
+
+    ``packed`` runs the search's int16 path (csrc/piece_net_fast.c) instead of the reference; it
+    raises ValueError when that path cannot take this network (or this build has no AVX2)."""
     if spec.kind != EVAL_PIECENET or piecenet_check(spec.data) != 0:
         raise ValueError("not a usable piece network")
     n = len(memoryview(sets).cast("B")) // 20
@@ -676,8 +684,12 @@ def piecenet_sets(spec: EvalSpec, sets: Any, out: Any) -> None:  # any buffers, 
     if n == 0:
         return
     buffers = _new_eval(spec)
-    bad = lib.ckr_piecenet_batch(buffers.ev, ffi.from_buffer("uint32_t[]", sets), n,
-                                 ffi.from_buffer("int32_t[]", out, require_writable=True))
+    batch = lib.ckr_piecenet_batch_packed if packed else lib.ckr_piecenet_batch
+    bad = batch(buffers.ev, ffi.from_buffer("uint32_t[]", sets), n,
+                ffi.from_buffer("int32_t[]", out, require_writable=True))
+    if bad == -2:
+        raise ValueError("the packed int16 path cannot take this network"
+                         " (a first-layer sum could leave int16) or this build has no AVX2")
     if bad >= 0:
         raise ValueError(f"position {bad}: a square holds more than one piece")
 

@@ -180,3 +180,27 @@ def test_command_trains_writes_and_resumes(tmp_path: Path, capsys: pytest.Captur
     assert out.with_suffix(".png").is_file() and out.with_suffix(".ckpt.npz").is_file()
     assert samuel_main([*args[:-4], "--epochs", "3", "--batch", "256"]) == 0
     assert json.loads(out.read_text())["meta"]["train_samples"] == d["meta"]["train_samples"]
+
+
+@pytest.mark.skipif(not core.piecenet_packed_build(), reason="this build has no AVX2 packed path")
+def test_the_searchs_packed_path_gives_the_reference_integers() -> None:
+    rows = np.ascontiguousarray(random_rows(20000, seed=5))
+    nets = [piece_net.quantize(random_net(seed=s), piece_net.phase_table()) for s in (2, 3)]
+    nets.append(list(evaluators.by_name("piece-net").spec.data))
+    for data in nets:
+        packed = np.empty(len(rows), dtype=np.int32)
+        core.piecenet_sets(spec_of(data), rows, packed, packed=True)
+        assert np.array_equal(packed, c_scores(data, rows))
+    # A first-layer column whose 24 largest weights could leave int16 is declined, not wrapped.
+    wide = list(nets[0])
+    for i in range(24):
+        wide[core.lib.CKR_PIECENET_HEADER + i * core.PIECENET_H1] = 2000
+    with pytest.raises(ValueError, match="cannot take this network"):
+        core.piecenet_sets(spec_of(wide), rows[:10], np.empty(10, dtype=np.int32), packed=True)
+    # The search falls back to the reference with such a network.
+    from engine.limits import Limit
+    from engine.search import Searcher
+
+    wide_net = evaluators.Evaluator("wide-net", spec_of(wide))
+    result = Searcher(wide_net, hash_mb=4).search(Board(), Limit(depth=5))
+    assert result.best in Board().legal_moves and result.info.nodes > 0
