@@ -137,7 +137,7 @@ def features(raw: RawPosition) -> list[int]:
 
 
 def default_weights() -> list[int]:
-    """The default evaluator's weights (1/WEIGHT_ONE of a centi-man per unit of each feature)."""
+    """The C core's built-in linear weights, texel-2026-11's (1/WEIGHT_ONE of a centi-man a unit)."""
     out = ffi.new("int32_t[]", MAX_FEATURES)
     n = lib.ckr_default_weights(out)
     return [out[i] for i in range(n)]

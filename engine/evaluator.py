@@ -29,5 +29,3 @@ class Evaluator:
 MATERIAL = Evaluator("material", core.EvalSpec(core.EVAL_MATERIAL))
 """Samuel's piece advantage: kings 3 to men 2, preferring trades when ahead."""
 
-DEFAULT = Evaluator("default", core.EvalSpec(core.EVAL_DEFAULT))
-"""The hand-crafted modern evaluator."""

@@ -15,7 +15,7 @@ from typing import Any
 from engine import core
 from engine.board import Board
 from engine.errors import OptionError
-from engine.evaluator import DEFAULT, MATERIAL, Evaluator
+from engine.evaluator import MATERIAL, Evaluator
 
 FEATURE_NAMES: tuple[str, ...] = tuple(core.feature_names())
 
@@ -65,6 +65,20 @@ def _default_2026_11() -> Evaluator:
                               "baseline every tuning step is measured against (issue 16)"})
 
 
+TEXEL_2026_11_WEIGHTS: tuple[int, ...] = (
+    26093, 34989, 3879, 1033, 5158, 4279, 674, 2035, -4498, 888, 1653, 1150, -5645,
+)
+"""The Texel-tuned linear weights, ``default`` from 2026-11-26 until the piece-square network took its
+place; the C core's built-in weights (``core.default_weights``) are these."""
+
+
+@functools.cache
+def _texel_2026_11() -> Evaluator:
+    return Evaluator("texel-2026-11", core.EvalSpec(core.EVAL_LINEAR, weights=TEXEL_2026_11_WEIGHTS),
+                     {"note": "the linear evaluation Texel-tuned on OCA (samuel learn tune), the default "
+                              "evaluator before the piece-square network (issue 16)"})
+
+
 def _samuel_rote() -> Evaluator:
     from engine.learners.samuel_rote_terms import SAMUEL_ROTE
 
@@ -77,6 +91,7 @@ BUILTIN: dict[str, Callable[[], Evaluator]] = {
     "samuel-1959": _samuel_1959,
     "samuel-rote": _samuel_rote,
     "default-2026-11": _default_2026_11,
+    "texel-2026-11": _texel_2026_11,
 }
 """The evaluators defined in code, by name: one entry each."""
 
@@ -174,6 +189,19 @@ def load(path: str | Path) -> Evaluator:
     if not isinstance(d, dict):
         raise OptionError(f"{source}: not a valid evaluator file (expected a JSON object)")
     return from_dict(d, str(source))
+
+
+DEFAULT_NETWORK = "piece-net"
+"""The shipped learned evaluator that ``default`` plays with (docs/piece-net.md)."""
+
+
+def _default() -> Evaluator:
+    shipped = load(LEARNED_DIR / f"{DEFAULT_NETWORK}.json")
+    return Evaluator("default", shipped.spec, {**shipped.meta, "same_as": DEFAULT_NETWORK})
+
+
+DEFAULT: Evaluator = _default()
+"""The engine's evaluator: the piece-square network (since 2026-11-26; before it, texel-2026-11)."""
 
 
 @functools.lru_cache(maxsize=32)

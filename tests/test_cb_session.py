@@ -110,7 +110,7 @@ CB177 = [
     (f"get movelist {START}", r"reply 1 movelist 7,(0,6,6,\d+,\d+;){7}"),
     (f"set gamehist {START}", r"reply 1 gamehist 0 moves .*"),
     ("set gamehist B:WK12,K27,30,32:B21,K24,28,K31 24-19 27-24 19-15 12-16", r"reply 1 gamehist 4 moves .*"),
-    (f"staticevaluation {START}", r"reply 1 static evaluation \+0\.00 for Black .*"),
+    (f"staticevaluation {START}", r"reply 1 static evaluation [+-]\d+\.\d\d for Black \(to move\), evaluator default"),
     ("get evaluator", r"reply 1 default"),
     ("set evaluator material", r"reply 1 material"),
     ("get mode", r"reply 1 pvs"),

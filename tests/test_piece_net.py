@@ -204,3 +204,24 @@ def test_the_searchs_packed_path_gives_the_reference_integers() -> None:
     wide_net = evaluators.Evaluator("wide-net", spec_of(wide))
     result = Searcher(wide_net, hash_mb=4).search(Board(), Limit(depth=5))
     assert result.best in Board().legal_moves and result.info.nodes > 0
+
+
+def test_trains_on_self_play_games_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    games = tmp_path / "selfplay.pdn"
+    assert samuel_main(["learn", "selfplay", "--games", "6", "--out", str(games), "--nodes", "200"]) == 0
+    out = tmp_path / "net.json"
+    base = ["learn", "tune", "--model", "net", "--out", str(out), "--epochs", "1", "--batch", "256"]
+    assert samuel_main([*base, "--pdn", str(PDN)]) == 0
+    only_oca = json.loads(out.read_text())["meta"]
+    assert samuel_main([*base, "--pdn", str(PDN), "--selfplay", str(games),
+                        "--checkpoint", str(tmp_path / "both.ckpt.npz")]) == 0
+    both = json.loads(out.read_text())["meta"]
+    size = {k: m["train_samples"] + m["held_out_samples"] for k, m in (("oca", only_oca), ("both", both))}
+    added = size["both"] - size["oca"]
+    assert added > 0 and "selfplay.pdn" in both["source"]
+    capsys.readouterr()
+    # A file that is not self-play games, or no games at all, is refused with its name.
+    assert samuel_main([*base, "--selfplay", str(PDN)]) != 0
+    assert "oca_first60.pdn:1: not a samuel self-play game" in capsys.readouterr().err
+    assert samuel_main(base) != 0
+    assert "give games to train on" in capsys.readouterr().err

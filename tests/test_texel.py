@@ -20,12 +20,14 @@ PDN = DATA / "oca_first60.pdn"
 
 def test_baseline_evaluator_is_the_hand_set_default() -> None:
     """default-2026-11 plays exactly as the default did before tuning: its bench signature is the old
-    default's (148292 at depth 7), and a linear evaluator with the C default's weights is ``default``."""
+    default's (148292 at depth 7); texel-2026-11 (the tuned linear default before the network) has the
+    C core's built-in weights, and a linear evaluator with them is the built-in one."""
     from engine.bench import signature
 
     base = evaluators.by_name("default-2026-11")
     assert base.spec.kind == core.EVAL_LINEAR and len(base.spec.weights) == len(evaluators.FEATURE_NAMES)
     assert signature(7, "default-2026-11", hash_mb=16)[0] == 148292
+    assert tuple(core.default_weights()) == evaluators.TEXEL_2026_11_WEIGHTS
     default = evaluators.linear([w / core.WEIGHT_ONE for w in core.default_weights()])
     rng = np.random.default_rng(3)
     for _ in range(300):
@@ -35,7 +37,8 @@ def test_baseline_evaluator_is_the_hand_set_default() -> None:
             if not moves:
                 break
             board.push(moves[int(rng.integers(len(moves)))])
-        assert default.evaluate(board) == evaluators.by_name("default").evaluate(board)
+        assert default.evaluate(board) == evaluators.by_name("texel-2026-11").evaluate(board)
+        assert default.evaluate(board) == core.evaluate(board.raw, core.EvalSpec(core.EVAL_DEFAULT))
 
 
 def test_batch_features_equal_one_at_a_time() -> None:

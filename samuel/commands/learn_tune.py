@@ -2,8 +2,9 @@
 
     samuel learn tune --pdn ../shared/data/OCA_2.0.pdn [--selfplay out/selfplay.pdn] --out out/tuned.json
                       [--png out/tune.png] [--games N] [--iterations N] [--start default-2026-11]
-    samuel learn tune --model net --pdn ../shared/data/OCA_2.0.pdn --out out/piece-net.json
-                      [--epochs N] [--teacher F] [--checkpoint out/piece-net.ckpt.npz]
+    samuel learn tune --model net --pdn ../shared/data/OCA_2.0.pdn [--selfplay out/selfplay.pdn]
+                      --out out/piece-net.json [--epochs N] [--teacher F]
+                      [--checkpoint out/piece-net.ckpt.npz]
 
 Quiet positions of every game (training: game number not a multiple of 10; the
 others are held out to fit the sigmoid's scale and to stop at the held-out
@@ -18,9 +19,10 @@ seconds once the positions are read (they are cached with --cache-dir), so an
 interrupted run is simply run again.
 
 --model net trains the piece-square network of engine/learners/piece_net.py
-(docs/piece-net.md) on the same positions with minibatch Adam, one epoch at a
-time; the checkpoint (default: next to --out) is written after every epoch and
-a run of the same configuration continues from it.
+(docs/piece-net.md) on the same positions (of every file, each position once)
+with minibatch Adam, one epoch at a time; the checkpoint (default: next to
+--out) is written after every epoch and a run of the same configuration
+continues from it.
 """
 
 from __future__ import annotations
@@ -133,16 +135,25 @@ def run_net(args: argparse.Namespace, out: Path) -> int:
     import numpy as np
 
     from engine import evaluators
-    from engine.learners import piece_net
+    from engine.learners import piece_net, selfplay
 
     if not 0.0 <= args.teacher <= 1.0:
         raise OptionError(f"--teacher must be in [0, 1], got {args.teacher}")
     checkpoint = Path(args.checkpoint) if args.checkpoint else out.with_suffix(".ckpt.npz")
+    files = list(args.pdn) + list(args.selfplay)
+    if not files:
+        raise OptionError("give games to train on: --pdn FILE and/or --selfplay FILE")
+    for pdn in files:
+        if not Path(pdn).is_file():
+            kind = "self-play" if pdn in args.selfplay and pdn not in args.pdn else "PDN"
+            raise OptionError(f"no such {kind} file: {pdn}")
+    for pdn in args.selfplay:
+        selfplay.read_existing(pdn)  # a clear error for a file that is not self-play games
     with progress_bar() as task:
         parts = []
-        for k, pdn in enumerate(args.pdn):
-            if not Path(pdn).is_file():
-                raise OptionError(f"no such PDN file: {pdn}")
+        for k, pdn in enumerate(files):
+            # Every position of a file counts once (unlike the linear fit's equal weight per file):
+            # the network has the capacity to use a large self-play set.
             d = piece_net.load(pdn, limit_games=args.games, cache_dir=args.cache_dir,
                                progress=task(f"reading {Path(pdn).name}"))
             d.game = d.game + k * 10_000_000
@@ -157,7 +168,7 @@ def run_net(args: argparse.Namespace, out: Path) -> int:
                                      progress=task("training"))
         except ValueError as exc:
             raise OptionError(str(exc)) from exc
-    ev = piece_net.evaluator(result, name=out.stem, source=", ".join(args.pdn))
+    ev = piece_net.evaluator(result, name=out.stem, source=", ".join(Path(f).name for f in files))
     evaluators.save(ev, out)
     png = Path(args.png) if args.png else out.with_suffix(".png")
     piece_net.plot(result, png)
