@@ -209,6 +209,7 @@ typedef struct ckr_limits {
     int game_ply;     /* plies played in the game before the root (for move-phase evaluators) */
     int has_parent;   /* 1: parent holds the position before the root's last move */
     ckr_pos parent;
+    int contempt;     /* centi-men a draw (repetition, 40-move rule, database) costs the root's side */
 } ckr_limits;
 
 typedef struct ckr_info {

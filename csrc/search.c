@@ -429,6 +429,13 @@ static inline int eval_quiet(ckr_engine *e, const ckr_pos *p, int quiet, int ply
     return s;
 }
 
+/* A draw's score for the side to move: the root's side (even plies) counts it
+ * contempt below 0, so it plays on in a level position; its opponent above. */
+static inline int draw_score(const ckr_engine *e, int ply)
+{
+    return (ply & 1) ? e->limits.contempt : -e->limits.contempt;
+}
+
 /* The database's score of a position, when it holds it (see ckr_egdb.h). */
 static int egdb_leaf(ckr_engine *e, const ckr_pos *p, int ply, int *score)
 {
@@ -439,7 +446,7 @@ static int egdb_leaf(ckr_engine *e, const ckr_pos *p, int ply, int *score)
         return 0;
     e->egdb_hits++;
     if (v == CKR_EGDB_DRAW) {
-        *score = 0;
+        *score = draw_score(e, ply);
         return 1;
     }
     int s = leaf_eval(e, p, ply);
@@ -459,7 +466,7 @@ static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int pl
     int quiet = e->rep_len - floor; /* reversible plies since the last man move or capture */
     if (ply > 0) {
         if (quiet >= FORTY_MOVE_PLIES || is_repetition(e, p->hash, floor))
-            return 0;
+            return draw_score(e, ply);
         /* Mate-distance pruning: no line can beat a win found nearer the root. */
         int mate_lo = -CKR_WIN + ply, mate_hi = CKR_WIN - ply - 1;
         if (alpha < mate_lo)

@@ -414,6 +414,8 @@ class CoreLimits:
     """Plies played in the game before the root (the move-phase evaluators read it)."""
     parent: RawPosition | None = None
     """The position before the root's last move (Samuel's difference terms read it)."""
+    contempt: int = 0
+    """Centi-men a draw costs the side to move at the root (the modern search's draws)."""
 
 
 class CoreEngine:
@@ -528,6 +530,7 @@ class CoreEngine:
             lim.driver = limits.driver
             lim.info_ms = limits.info_ms
             lim.game_ply = limits.game_ply
+            lim.contempt = limits.contempt
             if limits.parent is not None:
                 lim.has_parent = 1
                 lim.parent = _new_pos(limits.parent)[0]

@@ -169,6 +169,12 @@ class RoteSource(Protocol):
         ...
 
 
+DEFAULT_CONTEMPT = 0
+"""Centi-men a draw costs the root's side by default (``Searcher(contempt=)``)."""
+CONTEMPT_LIMIT = 100
+"""The largest contempt either way: a man."""
+
+
 class Searcher:
     """A configured engine: evaluator, search mode and transposition table."""
 
@@ -185,6 +191,7 @@ class Searcher:
         book: OpeningBook | None = None,
         book_variety: int = 0,
         book_seed: int | None = None,
+        contempt: int = DEFAULT_CONTEMPT,
     ) -> None:
         self._core = core.CoreEngine(hash_mb)
         self._egdb: Database | None = None
@@ -200,11 +207,26 @@ class Searcher:
         self.book_variety = book_variety
         """0: always the book's best move; N: any book move within N centi-men of it, at random."""
         self.book_random = random.Random(book_seed)
+        self.contempt = contempt
         self.set_evaluator(evaluator)
 
     @property
     def evaluator(self) -> Evaluator:
         return self._evaluator
+
+    @property
+    def contempt(self) -> int:
+        """Centi-men a draw (repetition, the 40-move rule, a drawn database position) costs the side
+        to move at the root in the modern search: above 0 it plays on in level positions against a
+        weaker opponent, below 0 it steers for draws against a stronger one."""
+        return self._contempt
+
+    @contempt.setter
+    def contempt(self, centi_men: int) -> None:
+        value = int(centi_men)
+        if not -CONTEMPT_LIMIT <= value <= CONTEMPT_LIMIT:
+            raise OptionError(f"contempt must be {-CONTEMPT_LIMIT}..{CONTEMPT_LIMIT} centi-men, got {value}")
+        self._contempt = value
 
     def set_evaluator(self, evaluator: Evaluator) -> None:
         self._evaluator = evaluator
@@ -292,6 +314,7 @@ class Searcher:
             info_ms=round(info_interval * 1000),
             game_ply=board.ply,
             parent=board.previous_raw,
+            contempt=self.contempt,
         )
         cb = (lambda ci: on_info(_to_info(ci))) if on_info else None
         # Stops from here on reach this search, even before the core has begun it.

@@ -14,10 +14,11 @@ every engine).  Keys: ``name``, ``proto`` (inproc, hub, cb, dxp), ``cmd``,
 ``port``, ``tcp=HOST:PORT``, ``option.NAME=VALUE``; ``eval``/``evaluator``,
 ``mode``, ``hash``, ``egdb`` (an endgame database directory, ``auto`` -- the
 default directory when it holds tables, the default -- or ``none``), ``book``
-(``default``, ``none`` or a file), ``book-variety`` (options every samuel engine
-knows; an in-process engine plays without a book unless given one) and
-``weights=FILE.json`` (an evaluator file, in this process only); ``st``, ``tc``, ``depth``, ``nodes``,
-``timemargin`` (this engine's own time control, over the tournament's).
+(``default``, ``none`` or a file), ``book-variety``, ``contempt`` (centi-men a draw
+costs the engine; options every samuel engine knows; an in-process engine plays
+without a book unless given one) and ``weights=FILE.json`` (an evaluator file,
+in this process only); ``st``, ``tc``, ``depth``, ``nodes``, ``timemargin``
+(this engine's own time control, over the tournament's).
 
 ``make_player`` turns a spec into a ``Player``: ``InProcessPlayer`` searches
 with an ``engine.Searcher`` on its own thread, ``ClientPlayer`` drives another
@@ -44,7 +45,7 @@ from engine.board import Board
 from engine.errors import GameOverError, SamuelError
 from engine.limits import Limit
 from engine.runner import SearchRun
-from engine.search import Mode, Searcher
+from engine.search import CONTEMPT_LIMIT, DEFAULT_CONTEMPT, Mode, Searcher
 from engine.types import BLACK, WHITE
 from matches.player import Played, Player, PlayerFault
 from matches.record import Ending
@@ -79,7 +80,8 @@ except ModuleNotFoundError:  # Python 3.10
 T = TypeVar("T")
 
 PROTOCOLS: tuple[str, ...] = ("inproc", "hub", "cb", "dxp")
-INPROC_OPTIONS: tuple[str, ...] = ("evaluator", "mode", "hash", "backend", "egdb", "book", "book-variety")
+INPROC_OPTIONS: tuple[str, ...] = ("evaluator", "mode", "hash", "backend", "egdb", "book", "book-variety",
+                                   "contempt")
 """The options an in-process engine takes (``weights=`` sets ``evaluator`` to a file)."""
 DEFAULT_HASH_MB = 16
 DEFAULT_PORTS: dict[str, int] = {"dxp": 27531, "cb": 27532}
@@ -99,7 +101,7 @@ CLIENT_GRACE = 1e6
 _TIME_KEYS = ("st", "tc", "depth", "nodes", "timemargin")
 _KEYS = (
     "name", "proto", "cmd", "arg", "dir", "host", "port", "tcp", "option.NAME", "eval", "evaluator",
-    "mode", "hash", "backend", "egdb", "book", "book-variety", "weights", "frame", *_TIME_KEYS,
+    "mode", "hash", "backend", "egdb", "book", "book-variety", "contempt", "weights", "frame", *_TIME_KEYS,
 )
 
 
@@ -244,7 +246,7 @@ class _Draft:
         elif low in ("eval", "evaluator"):
             ev = self.text(k, value).strip()
             self.options["evaluator"] = self.path(ev) if ev.endswith(".json") else ev
-        elif low in ("mode", "hash", "book-variety"):
+        elif low in ("mode", "hash", "book-variety", "contempt"):
             self.options[low] = self.text(k, value).strip()
         elif low == "egdb":
             where = self.text(k, value).strip()
@@ -392,6 +394,14 @@ class _Draft:
             if not 0 <= variety <= opening_book.MAX_VARIETY:
                 raise self.fail(f"book-variety must be 0..{opening_book.MAX_VARIETY}, got {variety}")
             options["book-variety"] = str(variety)
+        if "contempt" in options:
+            try:
+                contempt = int(options["contempt"])
+            except ValueError:
+                raise self.fail(f"contempt={options['contempt']!r} is not a whole number") from None
+            if not -CONTEMPT_LIMIT <= contempt <= CONTEMPT_LIMIT:
+                raise self.fail(f"contempt must be {-CONTEMPT_LIMIT}..{CONTEMPT_LIMIT}, got {contempt}")
+            options["contempt"] = str(contempt)
         return options
 
     @staticmethod
@@ -544,7 +554,8 @@ class InProcessPlayer(Player):
                                           hash_mb=int(options.get("hash", DEFAULT_HASH_MB)),
                                           egdb=egdb.resolve(options.get("egdb", "auto")),
                                           book=opening_book.load(options.get("book", "none")),
-                                          book_variety=int(options.get("book-variety", 0)))
+                                          book_variety=int(options.get("book-variety", 0)),
+                                          contempt=int(options.get("contempt", DEFAULT_CONTEMPT)))
         except (SamuelError, ValueError, OSError, MemoryError) as exc:
             self._alive = False
             raise PlayerFault(Ending.CRASH, f"{self.who} cannot start: {exc}") from None

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from engine import evaluators, opening_book
 from engine.errors import OptionError
-from engine.search import Mode
+from engine.search import CONTEMPT_LIMIT, DEFAULT_CONTEMPT, Mode
 
 BACKENDS: tuple[str, ...] = ("modern", "704")
 """Engines a session can play with: the modern C core, or Samuel's program on the emulated IBM 704."""
@@ -90,6 +90,9 @@ ENGINE_OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("book-variety", "int", "0", minimum=0, maximum=opening_book.MAX_VARIETY,
                help="0: always the book's best move; N: any book move within N centi-men of it, "
                     "drawn by how often experts played it"),
+    OptionSpec("contempt", "int", str(DEFAULT_CONTEMPT), minimum=-CONTEMPT_LIMIT, maximum=CONTEMPT_LIMIT,
+               help="centi-men a draw costs the engine's side: above 0 it plays on in level positions, "
+                    "below 0 it steers for draws; the modern backend only"),
 )
 
 SPECS: dict[str, OptionSpec] = {o.name: o for o in ENGINE_OPTIONS}
@@ -145,3 +148,7 @@ class EngineOptions:
     @property
     def book_variety(self) -> int:
         return int(self.values["book-variety"])
+
+    @property
+    def contempt(self) -> int:
+        return int(self.values["contempt"])

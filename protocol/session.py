@@ -25,7 +25,7 @@ from engine.learners.generalize_host import AlphaStore, HostedAlpha
 from engine.learners.rote import RoteMemory, shared_memory
 from engine.limits import Limit
 from engine.runner import SearchRun
-from engine.search import Searcher, SearchInfo, SearchResult
+from engine.search import DEFAULT_CONTEMPT, Searcher, SearchInfo, SearchResult
 from protocol.memory_budget import HashBudget
 from protocol.options import SPECS, EngineOptions
 
@@ -44,6 +44,7 @@ class SessionDefaults:
     """The opening book: ``default`` (the shipped one), ``none`` or a file.  Off here, as in
     ``Searcher``; the commands (``samuel serve``, ``hub``, ``cb``, ``dxp``) turn the shipped one on."""
     book_variety: int = 0
+    contempt: int = DEFAULT_CONTEMPT
     deck704: str = ""
     """The deck backend=704 runs (empty: the program in the package)."""
     rote: str = ""
@@ -173,6 +174,7 @@ class EngineSession:
         self.options.set("egdb", d.egdb)
         self.options.set("book", d.book)
         self.options.set("book-variety", str(d.book_variety))
+        self.options.set("contempt", str(d.contempt))
         self.deck704 = d.deck704 or None
         self.budget = d.hash_budget
         self._searcher: Searcher | None = None
@@ -259,6 +261,7 @@ class EngineSession:
             if isinstance(searcher, Searcher):  # the 704 backend plays its own openings
                 searcher.book = o.book
                 searcher.book_variety = o.book_variety
+                searcher.contempt = o.contempt
             if self._clear_pending:
                 searcher.new_game()
                 self._clear_pending = False

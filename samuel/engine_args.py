@@ -46,8 +46,18 @@ def add_engine_arguments(p: argparse.ArgumentParser, *, book_variety: int | None
                    help="endgame database directory (samuel egdb build), 'none', or 'auto': the default "
                         "directory ($SAMUEL_EGDB, else ~/.local/share/samuel/egdb) when it holds tables "
                         "(default: %(default)s)")
+    add_contempt_argument(p)
     if book_variety is not None:
         add_book_arguments(p, default_variety=book_variety)
+
+
+def add_contempt_argument(p: argparse.ArgumentParser) -> None:
+    """--contempt N (the engine commands and the protocols)."""
+    from engine.search import CONTEMPT_LIMIT, DEFAULT_CONTEMPT
+
+    p.add_argument("--contempt", type=bounded_int(-CONTEMPT_LIMIT, CONTEMPT_LIMIT), default=DEFAULT_CONTEMPT,
+                   metavar="N", help="centi-men a draw costs the engine's side: above 0 it plays on in "
+                                     "level positions, below 0 it steers for draws (default: %(default)s)")
 
 
 def add_book_arguments(p: argparse.ArgumentParser, *, default_variety: int) -> None:
@@ -88,6 +98,7 @@ def make_searcher(args: argparse.Namespace) -> Searcher:
         book = load(args.book)
     return Searcher(by_name(args.eval), mode=Mode.parse(args.mode), hash_mb=args.hash, book=book,
                     book_variety=getattr(args, "book_variety", 0),
-                    egdb=egdb.resolve(getattr(args, "egdb", "auto")))
+                    egdb=egdb.resolve(getattr(args, "egdb", "auto")),
+                    contempt=getattr(args, "contempt", 0))
 
 

@@ -16,13 +16,14 @@ from pathlib import Path
 from engine import egdb, evaluators
 from engine.errors import OptionError
 from engine.evaluators import available, evaluator_name
+from engine.search import DEFAULT_CONTEMPT
 from protocol.context import ServerSettings, Writer
 from protocol.framing import DEFAULT_MAX_LINE, stream_limit
 from protocol.memory_budget import HashBudget, default_budget_mb
 from protocol.options import BACKENDS, MODES
 from protocol.session import SessionDefaults
 from samuel.argtypes import HASH_MAX_MB, HASH_MIN_MB, deck704_file, hash_size, positive_int
-from samuel.engine_args import add_book_arguments
+from samuel.engine_args import add_book_arguments, add_contempt_argument
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
@@ -52,6 +53,7 @@ def add_session_arguments(p: argparse.ArgumentParser, *, modes: bool = True, lin
                         f"{default_budget_mb()} MB here)")
     p.add_argument("--backend", default="modern", choices=BACKENDS, help="engine backend (default: modern)")
     add_book_arguments(p, default_variety=0)
+    add_contempt_argument(p)
     p.add_argument("--deck704", metavar="FILE", type=deck704_file, default=None,
                    help="the deck backend=704 sessions run: a self-loading deck of one's own (samuel "
                         "emu704 asm writes it with its .sym) instead of the program in the package")
@@ -95,6 +97,7 @@ def session_defaults(args: argparse.Namespace) -> SessionDefaults:
     return SessionDefaults(evaluator=evaluator, mode=getattr(args, "mode", "pvs"), hash_mb=args.hash,
                            backend=args.backend, book=getattr(args, "book", "default"),
                            book_variety=getattr(args, "book_variety", 0),
+                           contempt=getattr(args, "contempt", DEFAULT_CONTEMPT),
                            deck704=getattr(args, "deck704", None) or "",
                            rote=getattr(args, "rote", "") or "",
                            rote_merge_every=getattr(args, "rote_merge_every", 20),
