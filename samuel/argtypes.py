@@ -46,6 +46,9 @@ def bounded_int(low: int, high: int) -> Callable[[str], int]:
 
 HASH_MIN_MB = 1
 HASH_MAX_MB = 4096
+CONTEMPT_LIMIT = 100
+"""engine.search.CONTEMPT_LIMIT, repeated so that building a parser loads no engine (a test holds
+them equal)."""
 """The bounds of every table size (the protocols' hash option has the same)."""
 hash_size = bounded_int(HASH_MIN_MB, HASH_MAX_MB)
 

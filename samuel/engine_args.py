@@ -6,6 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from samuel.argtypes import (
+    CONTEMPT_LIMIT,
     HASH_MAX_MB,
     HASH_MIN_MB,
     EvaluatorAction,
@@ -53,9 +54,7 @@ def add_engine_arguments(p: argparse.ArgumentParser, *, book_variety: int | None
 
 def add_contempt_argument(p: argparse.ArgumentParser) -> None:
     """--contempt N (the engine commands and the protocols)."""
-    from engine.search import CONTEMPT_LIMIT, DEFAULT_CONTEMPT
-
-    p.add_argument("--contempt", type=bounded_int(-CONTEMPT_LIMIT, CONTEMPT_LIMIT), default=DEFAULT_CONTEMPT,
+    p.add_argument("--contempt", type=bounded_int(-CONTEMPT_LIMIT, CONTEMPT_LIMIT), default=0,
                    metavar="N", help="centi-men a draw costs the engine's side: above 0 it plays on in "
                                      "level positions, below 0 it steers for draws (default: %(default)s)")
 

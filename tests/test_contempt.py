@@ -53,6 +53,10 @@ def test_a_draw_costs_the_roots_side_the_contempt(contempt: int) -> None:
 
 
 def test_contempt_is_checked_everywhere() -> None:
+    from engine.search import CONTEMPT_LIMIT, DEFAULT_CONTEMPT
+    from samuel import argtypes
+
+    assert argtypes.CONTEMPT_LIMIT == CONTEMPT_LIMIT and DEFAULT_CONTEMPT == 0  # the parsers repeat them
     with pytest.raises(OptionError, match=r"contempt must be -100\.\.100"):
         Searcher(contempt=101, hash_mb=1)
     s = Searcher(hash_mb=1)
