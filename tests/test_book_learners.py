@@ -190,6 +190,7 @@ SHIPPED = {
     "samuel-alpha": core.EVAL_SAMUEL,
     "evolved-blondie": core.EVAL_NETWORK,
     "piece-net": core.EVAL_PIECENET,
+    "piece-net-oca": core.EVAL_PIECENET,
 }
 
 
