@@ -11,11 +11,11 @@ the net is antisymmetric by construction.
 
 Training is Texel's method (``texel``) with a network in place of the weighted
 sum: the quiet positions of games with results, the model ``sigmoid(K * y)``
-for the side to move's score (y in men, K the scale fitted for the default
-evaluator on the held-out games, so y * 100 is in the default's centi-men), mean
+for the side to move's score (y in men, K the scale fitted for the linear
+evaluator on the held-out games, so y * 100 is in its centi-men), mean
 squared error, minibatch Adam in float32, and the held-out games (number % 10
 == 0) followed every epoch: the weights of their lowest loss are kept.  The
-target may mix in the default evaluator's own prediction (``teacher``).  The
+target may mix in the linear evaluator's (texel-2026-11) prediction (``teacher``).  The
 trained floats are rounded to int16 fixed point (8 fraction bits) for the C
 evaluator; ``reference_scores`` computes the C integer arithmetic in numpy.
 
@@ -53,7 +53,7 @@ CHECKPOINT_VERSION = 1
 
 @dataclass
 class Data:
-    """Quiet positions with their game's result and the default evaluator's score, for the side to move."""
+    """Quiet positions with their game's result and the linear evaluator's score, for the side to move."""
 
     rows: np.ndarray
     """(N, 5) uint32 square sets: black men, black kings, white men, white kings, side to move."""
@@ -62,7 +62,7 @@ class Data:
     game: np.ndarray
     """(N,) the game's number (offset per file when several are read)."""
     linear: np.ndarray
-    """(N,) the default evaluator's score in centi-men (the teacher)."""
+    """(N,) the linear evaluator's score in centi-men (the teacher)."""
 
     def __len__(self) -> int:
         return len(self.result)
@@ -262,7 +262,7 @@ def train(train_data: Data, held_out: Data, *, phases_edges: Sequence[int] = PHA
           on_epoch: Callable[[int, float, float], None] | None = None) -> Training:
     """Fit a network on ``train_data``; K and the stopping point come from ``held_out``.
 
-    ``teacher`` in [0, 1] mixes the default evaluator's prediction into the target. With ``checkpoint``
+    ``teacher`` in [0, 1] mixes the linear evaluator's prediction into the target. With ``checkpoint``
     the state is saved after every epoch and a saved run of the same configuration continues.
     """
     import time
@@ -273,7 +273,7 @@ def train(train_data: Data, held_out: Data, *, phases_edges: Sequence[int] = PHA
         raise ValueError("teacher must be in [0, 1]")
     table = phase_table(phases_edges)
     phases = max(table) + 1
-    # K of the default evaluator on the held-out games, as texel.tune fits it: sigmoid(K * cm / 100).
+    # K of the linear evaluator on the held-out games, as texel.tune fits it: sigmoid(K * cm / 100).
     # With y in men the net's model is sigmoid(K * y), so the same K keeps the unit: 100 y is in the
     # default's centi-men.
     k = texel.fit_scale(texel.Samples(held_out.linear[:, None], held_out.result, held_out.game), np.ones(1))
@@ -429,7 +429,7 @@ def evaluator(t: Training, name: str = "piece-net", source: str = "") -> Evaluat
 
 
 def plot(t: Training, path: str | Path) -> None:
-    """Training and held-out loss by epoch as a PNG, with the default evaluator's held-out loss."""
+    """Training and held-out loss by epoch as a PNG, with the linear evaluator's held-out loss."""
     import matplotlib
 
     matplotlib.use("Agg")

@@ -61,7 +61,7 @@ def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type
     net.add_argument("--lr", type=float, default=2e-3,
                      help="Adam's learning rate (default 0.002, times 0.9 an epoch)")
     net.add_argument("--teacher", type=float, default=0.0,
-                     help="share of the default evaluator's prediction in the target, 0..1 (default 0)")
+                     help="share of the linear evaluator's prediction in the target, 0..1 (default 0)")
     net.add_argument("--patience", type=positive_int, default=5,
                      help="stop after this many epochs without a lower held-out loss (default 5)")
     net.add_argument("--seed", type=int, default=0, help="initial weights and batch order (default 0)")
