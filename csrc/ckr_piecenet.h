@@ -11,7 +11,7 @@
  *    56..87   own king on relative square 1..32
  *    88..119  opponent's king on relative square 1..32
  * (a man on its own crown row cannot stand and is left out).  Layers:
- *     h1 = clip(b1 + sum of W1's rows of the occupied inputs, 0, 1)   shared, 32
+ *     h1 = clip(b1 + sum of W1's rows of the occupied inputs, 0, 1)   shared, 64
  *     h2 = clip(b2[p] + h1 W2[p], 0, 1)                               32
  *     y  = b3[p] + h2 W3[p]                                            men
  * where p is the phase, looked up from the number of pieces on the board.
@@ -23,16 +23,18 @@
  *   data[1]      number of phases P (1..CKR_PIECENET_MAX_PHASES)
  *   data[2]      how many numbers follow the header (ckr_piecenet_size(P))
  *   data[3..27]  the phase (0..P-1) of a position with 0..24 pieces
- *   then W1[120][32] (input-major), b1[32], and for each phase
- *   W2[32][32] (first-layer node-major), b2[32], W3[32], b3.
+ *   then W1[120][64] (input-major), b1[64], and for each phase
+ *   W2[64][32] (first-layer node-major), b2[32], W3[32], b3.
+ * Version 1 had 32 first-layer nodes; engine/piece_net_layout.upgrade turns
+ * such a network into this layout with 32 zero nodes, which scores the same.
  * In integers: h1 = clamp(acc, 0, 256); h2 = clamp((h1 . W2 >> 8) + b2, 0, 256);
  * score = (100 (h2 . W3 + 256 b3) + 32768) >> 16 (shifts round down).
  */
 
 #define CKR_EVAL_PIECENET 10
-#define CKR_PIECENET_VERSION 1
+#define CKR_PIECENET_VERSION 2
 #define CKR_PIECENET_INPUTS 120
-#define CKR_PIECENET_H1 32
+#define CKR_PIECENET_H1 64
 #define CKR_PIECENET_H2 32
 #define CKR_PIECENET_HEADER 28
 #define CKR_PIECENET_MAX_PHASES 8

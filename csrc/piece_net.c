@@ -1,8 +1,8 @@
 /* piece_net.c -- the piece-square network (CKR_EVAL_PIECENET, ckr_piecenet.h).
  *
  * The first layer is recomputed at every call: at most 24 of the 120 inputs
- * are set, so it is a sum of at most 24 rows of 32 numbers, about as much
- * work as the second layer, and the search needs no accumulator stack.  Zero
+ * are set, so it is a sum of at most 24 rows of 64 numbers, less work than
+ * the second layer, and the search needs no accumulator stack.  Zero
  * first-layer outputs (most of them, after the clip) skip their row of W2. */
 #include "bitboard.h"
 

@@ -20,9 +20,10 @@
 #define PHASE_SIZE (H1 * H2 + H2 + H2 + 1)
 #define MAX_PIECES 24
 
-#if defined(__AVX2__) && H1 == 32 && H2 == 32
+#if defined(__AVX2__) && H1 % 16 == 0 && H2 == 32
 #include <immintrin.h>
 #define HAVE_FAST 1
+#define NV (H1 / 16) /* first-layer vectors of sixteen int16 */
 
 typedef struct fast_phase {
     _Alignas(32) int16_t w2[H1 / 2][H2][2]; /* [pair of inputs][output][which of the pair] */
@@ -102,7 +103,9 @@ int ckr_piecenet_fast_value(const ckr_piecenet_fast *f, const ckr_pos *p)
     int count = bb_popcount(p->pieces[0] | p->pieces[1]);
     const fast_phase *fp = &f->phase[f->phase_of[count > MAX_PIECES ? MAX_PIECES : count]];
 
-    __m256i lo = load(f->b1), hi = load(f->b1 + 16);
+    __m256i acc[NV];
+    for (int v = 0; v < NV; v++)
+        acc[v] = load(f->b1 + 16 * v);
     const ckr_bb sets[4] = {
         p->pieces[us] & ~p->kings, p->pieces[them] & ~p->kings,
         p->pieces[us] & p->kings, p->pieces[them] & p->kings,
@@ -112,16 +115,16 @@ int ckr_piecenet_fast_value(const ckr_piecenet_fast *f, const ckr_pos *p)
             int idx = ckr_piecenet_input_of[us][c][bb_lsb(b)];
             if (idx < 0)
                 continue;
-            lo = _mm256_add_epi16(lo, load(f->w1[idx]));
-            hi = _mm256_add_epi16(hi, load(f->w1[idx] + 16));
+            for (int v = 0; v < NV; v++)
+                acc[v] = _mm256_add_epi16(acc[v], load(f->w1[idx] + 16 * v));
         }
     const __m256i zero = _mm256_setzero_si256(), one16 = _mm256_set1_epi16(ONE);
     union {
-        __m256i v[2];
+        __m256i v[NV];
         int32_t pair[H1 / 2]; /* (h[2q], h[2q+1]) as the low and high halves */
     } h;
-    h.v[0] = _mm256_min_epi16(_mm256_max_epi16(lo, zero), one16);
-    h.v[1] = _mm256_min_epi16(_mm256_max_epi16(hi, zero), one16);
+    for (int v = 0; v < NV; v++)
+        h.v[v] = _mm256_min_epi16(_mm256_max_epi16(acc[v], zero), one16);
 
     __m256i s0 = zero, s1 = zero, s2 = zero, s3 = zero;
     for (int q = 0; q < H1 / 2; q++) {

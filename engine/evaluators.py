@@ -6,13 +6,14 @@ one in Python and the search still runs entirely in C.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine import core
+from engine import core, piece_net_layout
 from engine.board import Board
 from engine.errors import OptionError
 from engine.evaluator import MATERIAL, Evaluator
@@ -114,7 +115,7 @@ _KINDS: dict[str, int] = {
 _KIND_NAMES = {v: k for k, v in _KINDS.items()}
 
 NETWORK_PROBLEMS = {
-    -1: "too short, or not version 1 of the layout",
+    -1: f"too short, or not version {core.PIECENET_VERSION} (or 1) of the layout",
     -2: "an unknown preset",
     -3: "the wrong number of weights for its preset",
     -4: "a weight (or K) that is not a finite number (NaN or infinite)",
@@ -123,7 +124,7 @@ NETWORK_PROBLEMS = {
 """What core.network_check's codes mean."""
 
 PIECENET_PROBLEMS = {
-    -1: "too short, or not version 1 of the layout",
+    -1: f"too short, or not version {core.PIECENET_VERSION} (or 1) of the layout",
     -2: f"a phase count outside 1..{core.PIECENET_MAX_PHASES}",
     -3: "the wrong number of weights for its phase count",
     -4: "a phase table entry that names no phase",
@@ -163,6 +164,7 @@ def from_dict(d: Mapping[str, Any], source: str = "evaluator") -> Evaluator:
         if problem is not None:
             raise OptionError(f"{source}: not a usable network: {problem}")
     if kind == core.EVAL_PIECENET:
+        spec = dataclasses.replace(spec, data=tuple(piece_net_layout.upgrade(spec.data)))
         problem = PIECENET_PROBLEMS.get(core.piecenet_check(spec.data))
         if problem is not None:
             raise OptionError(f"{source}: not a usable piece network: {problem}")

@@ -191,6 +191,7 @@ SHIPPED = {
     "evolved-blondie": core.EVAL_NETWORK,
     "piece-net": core.EVAL_PIECENET,
     "piece-net-oca": core.EVAL_PIECENET,
+    "piece-net-sp1": core.EVAL_PIECENET,
 }
 
 

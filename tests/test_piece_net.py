@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine import core, evaluators
+from engine import core, evaluators, piece_net_layout
 from engine.board import Board
 from engine.errors import OptionError
 from engine.learners import piece_net
@@ -91,7 +91,7 @@ def test_blob_validation_gives_clear_errors() -> None:
     assert core.piecenet_size(4) == len(good) - core.PIECENET_HEADER
     assert core.piecenet_size(0) == 0 == core.piecenet_size(core.PIECENET_MAX_PHASES + 1)
     cases = {
-        -1: [2, *good[1:]],
+        -1: [99, *good[1:]],
         -2: [good[0], 9, *good[2:]],
         -3: good[:-1],
         -4: [*good[:3], 7, *good[4:]],
@@ -110,6 +110,44 @@ def test_blob_validation_gives_clear_errors() -> None:
         big = random_net()
         big["w3"][0, 0] = 200.0
         piece_net.quantize(big, piece_net.phase_table())
+
+
+def version_1_of(data: list[int]) -> list[int]:
+    """The 32-wide layout of version 1, from a network whose first-layer nodes 32.. are all zero."""
+    head, h1, h2, old = core.PIECENET_HEADER, core.PIECENET_H1, core.PIECENET_H2, piece_net_layout.OLD_H1
+    phases = data[1]
+    body = data[head:]
+    w1 = np.asarray(body[:piece_net.INPUTS * h1]).reshape(piece_net.INPUTS, h1)
+    at = piece_net.INPUTS * h1
+    b1 = body[at:at + h1]
+    at += h1
+    out = [*w1[:, :old].ravel().tolist(), *b1[:old]]
+    for _ in range(phases):
+        w2 = np.asarray(body[at:at + h1 * h2]).reshape(h1, h2)
+        at += h1 * h2
+        out += [*w2[:old].ravel().tolist(), *body[at:at + 2 * h2 + 1]]
+        at += 2 * h2 + 1
+    return [1, phases, len(out), *data[3:head], *out]
+
+
+def test_a_version_1_network_is_upgraded_and_scores_the_same() -> None:
+    params = random_net(seed=4)
+    old = piece_net_layout.OLD_H1
+    params["w1"][:, old:] = 0.0
+    params["b1"][old:] = 0.0
+    params["w2"][:, old:, :] = 0.0
+    data = piece_net.quantize(params, piece_net.phase_table())
+    v1 = version_1_of(data)
+    assert core.piecenet_check(v1) == -1  # the C core reads only today's layout
+    assert piece_net_layout.upgrade(v1) == data
+    loaded = evaluators.from_dict({"name": "old-net", "kind": "piecenet", "data": v1}, "old.json")
+    assert list(loaded.spec.data) == data
+    rows = random_rows(2000, seed=9)
+    assert np.array_equal(c_scores(list(loaded.spec.data), rows), piece_net.reference_scores(data, rows))
+    # Anything else is left for the checker to name.
+    assert piece_net_layout.upgrade(v1[:-1]) == v1[:-1]
+    with pytest.raises(OptionError, match="not version"):
+        evaluators.from_dict({"name": "bad", "kind": "piecenet", "data": v1[:-1]}, "bad.json")
 
 
 def test_inputs_layout() -> None:

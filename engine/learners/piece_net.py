@@ -2,7 +2,7 @@
 
 The network (csrc/ckr_piecenet.h) sees the board from the side to move: 120
 one-hot inputs (own men on relative squares 1..28, the opponent's men on 5..32,
-own and opponent's kings on 1..32), a shared first layer of 32 clipped-ReLU
+own and opponent's kings on 1..32), a shared first layer of 64 clipped-ReLU
 nodes, and for each game phase (by the number of pieces) a 32-node clipped-ReLU
 layer and one output in men.  Seen from the side to move, a position and its
 colour-reversed twin with the other side to move get the same score, so Black's
@@ -440,7 +440,7 @@ def plot(t: Training, path: str | Path) -> None:
     ax.plot(its, tr, marker=".", label="training (50,000-position sample)")
     ax.plot(its, ho, marker=".", label=f"held out ({t.held_out_samples} positions)")
     ax.axhline(t.linear_loss[1], color="black", linestyle="--", linewidth=1,
-               label="default (linear) eval, held out")
+               label="linear eval (texel-2026-11), held out")
     ax.axvline(t.best_epoch, color="grey", linestyle=":", linewidth=1)
     lo = min(min(ho[1:] or ho), min(tr[1:] or tr), t.linear_loss[1])
     ax.set_ylim(lo - 0.002, max(t.linear_loss[1], lo) + 0.01)
