@@ -15,6 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 #include "bitboard.h"
 
 #define HIST_MAX 1024
@@ -42,12 +45,20 @@ typedef struct tt_entry {
 
 #define TT_BUCKET 4
 
+/* The network's scores of recent leaves, by Zobrist key: leaves transpose
+ * often, and a cached score is the same integer the network gives, so node
+ * counts do not change.  An entry is the key's top 48 bits and the score's
+ * low 16 (0: empty; no score needs more than 16 bits once clamped). */
+#define EVAL_CACHE_BITS 15
+#define EVAL_CACHE_SIZE (1u << EVAL_CACHE_BITS)
+
 struct ckr_engine {
     tt_entry *tt;
     uint64_t tt_buckets;     /* power of two */
     uint8_t generation;
     ckr_eval eval;
     ckr_piecenet_fast *net;  /* eval packed for the search when it is a piece network (NULL: not) */
+    uint64_t *net_cache;     /* EVAL_CACHE_SIZE entries, beside net */
     const ckr_rote *rote;    /* Samuel's rote memory, probed at the leaves (NULL: off) */
     const ckr_egdb *egdb;    /* the endgame database, probed after conversions (NULL: off) */
     int egdb_pieces;         /* the most pieces it holds */
@@ -109,6 +120,47 @@ static inline uint64_t move_key(const ckr_move *m)
 
 /* ---- engine lifetime ---- */
 
+/* The table is zeroed memory of its own mapping, and on Linux it asks for
+ * huge pages: a probe lands on a random slot, and with 4 KB pages nearly every
+ * probe also misses the TLB (perf put two fifths of the search's time on the
+ * probe's load).  A fresh mapping is untouched zero pages, so clearing a 4 GB
+ * table takes microseconds and gives its resident memory back, where memset
+ * would take seconds and touch every page. */
+static tt_entry *tt_alloc(uint64_t entries)
+{
+    size_t bytes = entries * sizeof(tt_entry);
+#if defined(__linux__) && defined(MAP_ANONYMOUS)
+    /* Map 2 MB more and trim both ends, so the table starts on a huge-page boundary. */
+    const size_t huge = (size_t)2 << 20;
+    char *raw = mmap(NULL, bytes + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED)
+        return NULL;
+    char *t = (char *)(((uintptr_t)raw + huge - 1) & ~(uintptr_t)(huge - 1));
+    if (t > raw)
+        munmap(raw, (size_t)(t - raw));
+    if (raw + huge > t)
+        munmap(t + bytes, (size_t)(raw + huge - t));
+#ifdef MADV_HUGEPAGE
+    madvise(t, bytes, MADV_HUGEPAGE); /* advice only: without it the table still works */
+#endif
+    return (tt_entry *)t;
+#else
+    return calloc(entries, sizeof(tt_entry));
+#endif
+}
+
+static void tt_free(tt_entry *t, uint64_t entries)
+{
+    if (!t)
+        return;
+#if defined(__linux__) && defined(MAP_ANONYMOUS)
+    munmap(t, entries * sizeof(tt_entry));
+#else
+    (void)entries;
+    free(t);
+#endif
+}
+
 ckr_engine *ckr_engine_new(int hash_mb)
 {
     ckr_init();
@@ -131,7 +183,8 @@ void ckr_engine_free(ckr_engine *e)
     if (!e)
         return;
     ckr_piecenet_fast_free(e->net);
-    free(e->tt);
+    free(e->net_cache);
+    tt_free(e->tt, e->tt_buckets * TT_BUCKET);
     free(e);
 }
 
@@ -142,10 +195,10 @@ int ckr_engine_set_hash(ckr_engine *e, int hash_mb)
     uint64_t bytes = (uint64_t)hash_mb << 20, buckets = 1;
     while (buckets * 2 * TT_BUCKET * sizeof(tt_entry) <= bytes)
         buckets *= 2;
-    tt_entry *t = calloc(buckets * TT_BUCKET, sizeof(tt_entry));
+    tt_entry *t = tt_alloc(buckets * TT_BUCKET);
     if (!t)
         return -1;
-    free(e->tt);
+    tt_free(e->tt, e->tt_buckets * TT_BUCKET);
     e->tt = t;
     e->tt_buckets = buckets;
     return 0;
@@ -153,13 +206,10 @@ int ckr_engine_set_hash(ckr_engine *e, int hash_mb)
 
 void ckr_engine_clear(ckr_engine *e)
 {
-    /* A fresh calloc instead of memset: a large block comes from mmap as untouched
-       zero pages, so clearing a 4 GB table takes microseconds and gives its resident
-       memory back, where memset would take seconds and touch every page. */
     size_t n = e->tt_buckets * TT_BUCKET;
-    tt_entry *t = calloc(n, sizeof(tt_entry));
+    tt_entry *t = tt_alloc(n); /* a fresh mapping, not memset (see tt_alloc) */
     if (t) {
-        free(e->tt);
+        tt_free(e->tt, n);
         e->tt = t;
     } else {
         memset(e->tt, 0, n * sizeof(tt_entry));
@@ -173,7 +223,16 @@ void ckr_engine_set_eval(ckr_engine *e, const ckr_eval *eval)
 {
     e->eval = *eval;
     ckr_piecenet_fast_free(e->net);
+    free(e->net_cache);
+    e->net_cache = NULL;
     e->net = eval->kind == CKR_EVAL_PIECENET ? ckr_piecenet_fast_new(eval) : NULL;
+    if (e->net) {
+        e->net_cache = calloc(EVAL_CACHE_SIZE, sizeof *e->net_cache);
+        if (!e->net_cache) { /* the network then runs uncached through the reference */
+            ckr_piecenet_fast_free(e->net);
+            e->net = NULL;
+        }
+    }
 }
 
 void ckr_engine_set_rote(ckr_engine *e, const ckr_rote *rote) { e->rote = rote; }
@@ -390,8 +449,14 @@ static inline int enter_node(ckr_engine *e, int ply)
 static int leaf_eval(ckr_engine *e, const ckr_pos *p, int ply)
 {
     if (e->net) { /* clamped as ckr_evaluate clamps */
+        uint64_t *slot = &e->net_cache[p->hash & (EVAL_CACHE_SIZE - 1)];
+        uint64_t entry = *slot;
+        if (entry && !((entry ^ p->hash) >> 16))
+            return (int16_t)(entry & 0xFFFF);
         int s = ckr_piecenet_fast_value(e->net, p);
-        return s > CKR_WIN_BOUND - 1 ? CKR_WIN_BOUND - 1 : s < 1 - CKR_WIN_BOUND ? 1 - CKR_WIN_BOUND : s;
+        s = s > CKR_WIN_BOUND - 1 ? CKR_WIN_BOUND - 1 : s < 1 - CKR_WIN_BOUND ? 1 - CKR_WIN_BOUND : s;
+        *slot = (p->hash & ~(uint64_t)0xFFFF) | (uint16_t)(int16_t)s;
+        return s;
     }
     if (e->eval.kind < CKR_EVAL_SAMUEL || e->eval.kind == CKR_EVAL_PIECENET)
         return ckr_evaluate(&e->eval, p);
@@ -576,6 +641,9 @@ static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int pl
         int nd = depth - 1 + ext;
         e->line[ply] = m;
         ckr_make(p, m);
+        /* The child's first probe would wait on memory; start the load now,
+         * while it checks repetitions and the database. */
+        __builtin_prefetch(&e->tt[(p->hash & (e->tt_buckets - 1)) * TT_BUCKET]);
         int v;
         if (tried++ == 0) {
             v = -pvs(e, p, -beta, -alpha, nd, ply + 1, child_floor);

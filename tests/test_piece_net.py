@@ -263,3 +263,23 @@ def test_trains_on_self_play_games_too(tmp_path: Path, capsys: pytest.CaptureFix
     assert "oca_first60.pdn:1: not a samuel self-play game" in capsys.readouterr().err
     assert samuel_main(base) != 0
     assert "give games to train on" in capsys.readouterr().err
+
+
+def test_switching_networks_leaves_no_cached_scores_behind() -> None:
+    """The search caches leaf scores by position; a new network must not see the old one's."""
+    from engine.limits import Limit
+    from engine.search import Searcher
+
+    first, second = (
+        evaluators.Evaluator(f"net-{s}", spec_of(piece_net.quantize(random_net(seed=s, scale=1.0),
+                                                                   piece_net.phase_table())))
+        for s in (7, 8)
+    )
+    board = Board()
+    switched = Searcher(first, hash_mb=4)
+    switched.search(board, Limit(depth=7))
+    switched.set_evaluator(second)
+    switched.new_game()
+    fresh = Searcher(second, hash_mb=4)
+    a, b = switched.search(board, Limit(depth=7)), fresh.search(board, Limit(depth=7))
+    assert (a.info.nodes, a.info.score, a.best) == (b.info.nodes, b.info.score, b.best)
