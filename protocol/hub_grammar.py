@@ -404,7 +404,10 @@ def parse_level(line: HubLine) -> Limit:
     if "moves" in given:
         moves = int(_number(line, "moves", integer=True, low=1, high=MAX_MOVES_TO_GO))
     if clock is not None and inc is not None:
-        clock += inc
+        clock += inc  # Hub's time= leaves out the increment this move also earns
+        if clock > MAX_SECONDS:
+            raise ProtocolError(f"level: time= plus inc= must be at most {MAX_SECONDS:g} seconds, "
+                                f"got {clock:g}")
     return Limit(depth=depth, nodes=nodes, movetime=movetime, time=clock, inc=inc, moves_to_go=moves)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from engine.board import Board
@@ -280,6 +280,7 @@ LEVEL_KEYS = ["depth", "nodes", "move-time", "moves", "time", "inc", "infinite",
 
 
 @settings(max_examples=300, deadline=None)
+@example({"time": "1", "inc": "10000000"})  # each in range, their sum (the clock this move) is not
 @given(st.dictionaries(st.sampled_from(LEVEL_KEYS),
                        st.one_of(st.none(), st.text(max_size=12),
                                  st.floats(allow_nan=True).map(str), st.integers().map(str)),
