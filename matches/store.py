@@ -10,6 +10,7 @@ is never in it twice.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import os
@@ -94,6 +95,8 @@ class TournamentStore:
         self.report = directory / REPORT
         self.tee: Callable[[str], object] | None = None
         """Also hand every event line to this (the ``--events-stdout`` stream)."""
+        self.made_directory = False
+        """``create`` made the directory (so ``abandon`` may remove it)."""
 
     @classmethod
     def create(cls, directory: Path) -> TournamentStore:
@@ -103,12 +106,23 @@ class TournamentStore:
             raise StoreError(f"{directory} already holds a tournament: continue it with "
                              f"--resume {directory}, "
                              "or choose another --out")
+        store.made_directory = not directory.exists()
         try:
             directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(f"{directory}: cannot create it ({exc.strerror})") from None
         store.games.write_text("", encoding="utf-8")
         return store
+
+    def abandon(self) -> None:
+        """Undo ``create`` for a tournament refused before it began: a bad engine or setting must
+        not leave an empty directory behind.  Anything with content stays."""
+        for path in (self.games, self.events):
+            if path.exists() and path.stat().st_size == 0:
+                path.unlink()
+        if self.made_directory:
+            with contextlib.suppress(OSError):  # not empty: something else lives there
+                self.directory.rmdir()
 
     @classmethod
     def reopen(cls, directory: Path) -> tuple[TournamentStore, dict[str, Any], list[MatchGame]]:

@@ -155,8 +155,12 @@ def run_tournament(args: argparse.Namespace, *, match: bool) -> int:
         store.tee = lambda line: (sys.stdout.write(line + "\n"), sys.stdout.flush())
     try:
         tournament = Tournament(config, store, done)
-    except ValueError as exc:
-        raise TournamentError(str(exc)) from None
+    except BaseException as exc:  # refused (a bad engine, a missing openings file): leave no directory
+        if args.resume is None:
+            store.abandon()
+        if isinstance(exc, ValueError):
+            raise TournamentError(str(exc)) from None
+        raise
     if args.resume is None:
         store.append({"event": "tournament_started", "config": config.to_dict(),
                       "total_games": tournament.total})

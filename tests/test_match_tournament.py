@@ -130,8 +130,11 @@ def test_resume_and_out_errors_are_named(tmp_path: Path) -> None:
     assert run.returncode == 2 and "nonsense" in run.stderr
     run = samuel("match", "--engine", "name=a", "--engine", "name=a", "--out", str(tmp_path / "y"))
     assert run.returncode == 2 and "given twice" in run.stderr
-    run = samuel("match", "--engine", "name=a", "--engine", "name=b", "--tc", "st=abc")
+    run = samuel("match", "--engine", "name=a", "--engine", "name=b", "--tc", "st=abc",
+                 "--out", str(tmp_path / "z"))
     assert run.returncode == 2 and "st=abc" in run.stderr
+    # A refused match leaves no directory behind (not even an empty games file).
+    assert not any((tmp_path / d).exists() for d in "xyz")
 
 
 def test_sprt_between_clearly_different_players_stops_early_on_the_right_side(tmp_path: Path) -> None:
