@@ -268,3 +268,9 @@ void ckr_engine_stop_search(ckr_engine *engine, uint64_t ticket);
  * Returns the number of legal moves at the root (0: game over, no move). */
 int ckr_search(ckr_engine *engine, const ckr_pos *pos, const uint64_t *history,
                int nhistory, const ckr_limits *limits, ckr_info *result);
+/* Training labels: n positions as square sets (black men, black kings, white
+ * men, white kings, side to move; 5 words each), each searched by CKR_MODE_PVS
+ * to depth with no game history; scores for the side to move, clipped to
+ * +-2000, into out.  The engine's table is cleared first and carries over
+ * between positions.  Returns -1, or the index of the first invalid position. */
+int64_t ckr_search_scores(ckr_engine *engine, const uint32_t *sets, int64_t n, int depth, int32_t *out);

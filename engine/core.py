@@ -469,6 +469,24 @@ class CoreEngine:
             lib.ckr_engine_set_eval(self._live(), buffers.ev)
             self._eval = buffers
 
+    def search_scores(self, sets: Any, depth: int, out: Any) -> None:  # any buffers
+        """Training labels: each position of ``sets`` (n * 5 native uint32, as ``piecenet_sets``
+        takes them) searched to ``depth`` with this engine's evaluator and no game history, its score
+        for the side to move (centi-men, clipped to +-2000) into ``out`` (n native int32).  The table
+        is cleared first."""
+        if not 1 <= depth <= 64:
+            raise ValueError(f"depth must be 1..64, got {depth}")
+        n = len(memoryview(sets).cast("B")) // 20
+        if len(memoryview(out).cast("B")) < 4 * n:
+            raise ValueError("output buffer too small")
+        if n == 0:
+            return
+        with self._lock:
+            bad = lib.ckr_search_scores(self._live(), ffi.from_buffer("uint32_t[]", sets), n, int(depth),
+                                        ffi.from_buffer("int32_t[]", out, require_writable=True))
+        if bad >= 0:
+            raise ValueError(f"position {bad}: a square holds more than one piece")
+
     def set_rote(self, table: RoteTable | None) -> None:
         """Probe ``table`` at the search leaves (None: off).  Waits for a running search."""
         with self._lock:

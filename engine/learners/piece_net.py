@@ -62,18 +62,28 @@ class Data:
     game: np.ndarray
     """(N,) the game's number (offset per file when several are read)."""
     linear: np.ndarray
-    """(N,) the linear evaluator's score in centi-men (the teacher)."""
+    """(N,) the linear evaluator's score in centi-men (the teacher unless ``searched`` is given)."""
+    searched: np.ndarray | None = None
+    """(N,) a search's score in centi-men (``search_labels``), the teacher in place of ``linear``."""
 
     def __len__(self) -> int:
         return len(self.result)
 
+    @property
+    def teacher(self) -> np.ndarray:
+        return self.linear if self.searched is None else self.searched
+
     def select(self, mask: np.ndarray) -> Data:
-        return Data(self.rows[mask], self.result[mask], self.game[mask], self.linear[mask])
+        return Data(self.rows[mask], self.result[mask], self.game[mask], self.linear[mask],
+                    None if self.searched is None else self.searched[mask])
 
     @staticmethod
     def concat(parts: Sequence[Data]) -> Data:
         names = ("rows", "result", "game", "linear")
-        return Data(*(np.concatenate([getattr(p, f) for p in parts]) for f in names))
+        joined = Data(*(np.concatenate([getattr(p, f) for p in parts]) for f in names))
+        if all(p.searched is not None for p in parts):
+            joined.searched = np.concatenate([p.searched for p in parts if p.searched is not None])
+        return joined
 
 
 def collect(positions: book_data.BookPositions, results: dict[int, str]) -> Data:
@@ -220,9 +230,14 @@ class Training:
     """Time spent training (all sessions of a resumed run)."""
 
 
-def _config(k: float, table: list[int], teacher: float, batch: int, lr: float, seed: int, n: int) -> str:
-    return json.dumps({"version": CHECKPOINT_VERSION, "k": round(k, 9), "table": table, "teacher": teacher,
-                       "batch": batch, "lr": lr, "seed": seed, "train_samples": n}, sort_keys=True)
+def _config(k: float, table: list[int], teacher: float, batch: int, lr: float, seed: int, n: int,
+            teacher_source: str = "linear") -> str:
+    settings: dict[str, Any] = {"version": CHECKPOINT_VERSION, "k": round(k, 9), "table": table,
+                                "teacher": teacher, "batch": batch, "lr": lr, "seed": seed,
+                                "train_samples": n}
+    if teacher and teacher_source != "linear":  # older checkpoints (linear teacher) keep their key
+        settings["teacher_source"] = teacher_source
+    return json.dumps(settings, sort_keys=True)
 
 
 def _save_checkpoint(path: Path, state: dict[str, Any]) -> None:
@@ -258,12 +273,15 @@ def _load_checkpoint(path: Path, config: str) -> dict[str, Any] | None:
 
 def train(train_data: Data, held_out: Data, *, phases_edges: Sequence[int] = PHASE_EDGES, epochs: int = 30,
           batch: int = 1024, lr: float = 2e-3, decay: float = 0.9, patience: int = 5, teacher: float = 0.0,
-          seed: int = 0, checkpoint: str | Path | None = None, progress: ProgressFn | None = None,
+          teacher_source: str = "linear", seed: int = 0, checkpoint: str | Path | None = None,
+          progress: ProgressFn | None = None,
           on_epoch: Callable[[int, float, float], None] | None = None) -> Training:
     """Fit a network on ``train_data``; K and the stopping point come from ``held_out``.
 
-    ``teacher`` in [0, 1] mixes the linear evaluator's prediction into the target. With ``checkpoint``
-    the state is saved after every epoch and a saved run of the same configuration continues.
+    ``teacher`` in [0, 1] mixes the teacher's prediction into the target: the linear evaluator's, or a
+    search's when the data carry ``searched`` scores (``teacher_source`` names it for the checkpoint).
+    With ``checkpoint`` the state is saved after every epoch and a saved run of the same configuration
+    continues.
     """
     import time
 
@@ -281,7 +299,7 @@ def train(train_data: Data, held_out: Data, *, phases_edges: Sequence[int] = PHA
     def targets(d: Data) -> np.ndarray:
         t = d.result
         if teacher:
-            t = (1.0 - teacher) * t + teacher * _sigmoid(k * d.linear / 100.0)
+            t = (1.0 - teacher) * t + teacher * _sigmoid(k * d.teacher / 100.0)
         return t.astype(np.float32)
 
     phase_of = np.asarray(table, dtype=np.int64)
@@ -299,7 +317,7 @@ def train(train_data: Data, held_out: Data, *, phases_edges: Sequence[int] = PHA
         return (loss_of(predict(p, probe_rows, table), probe_y, k),
                 loss_of(predict(p, held_out.rows, table), held_y, k))
 
-    config = _config(k, table, teacher, batch, lr, seed, len(train_data))
+    config = _config(k, table, teacher, batch, lr, seed, len(train_data), teacher_source)
     path = Path(checkpoint) if checkpoint else None
     state = _load_checkpoint(path, config) if path else None
     if state is None:

@@ -4,6 +4,7 @@
                       [--png out/tune.png] [--games N] [--iterations N] [--start default-2026-11]
     samuel learn tune --model net --pdn ../shared/data/OCA_2.0.pdn [--selfplay out/selfplay.pdn]
                       --out out/piece-net.json [--epochs N] [--teacher F]
+                      [--teacher-eval piece-net --teacher-depth 4]
                       [--checkpoint out/piece-net.ckpt.npz]
 
 Quiet positions of every game (training: game number not a multiple of 10; the
@@ -28,6 +29,7 @@ continues from it.
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from engine.errors import OptionError
@@ -61,7 +63,13 @@ def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type
     net.add_argument("--lr", type=float, default=2e-3,
                      help="Adam's learning rate (default 0.002, times 0.9 an epoch)")
     net.add_argument("--teacher", type=float, default=0.0,
-                     help="share of the linear evaluator's prediction in the target, 0..1 (default 0)")
+                     help="share of the teacher's prediction in the target, 0..1 (default 0); the teacher is "
+                          "the linear evaluator, or a search with --teacher-eval")
+    net.add_argument("--teacher-eval", type=evaluator_type, default=None,
+                     help="label every position with a search by this evaluator as the teacher "
+                          "(cached with --cache-dir)")
+    net.add_argument("--teacher-depth", type=positive_int, default=4,
+                     help="depth of the teacher's search in plies (default 4)")
     net.add_argument("--patience", type=positive_int, default=5,
                      help="stop after this many epochs without a lower held-out loss (default 5)")
     net.add_argument("--seed", type=int, default=0, help="initial weights and batch order (default 0)")
@@ -139,6 +147,9 @@ def run_net(args: argparse.Namespace, out: Path) -> int:
 
     if not 0.0 <= args.teacher <= 1.0:
         raise OptionError(f"--teacher must be in [0, 1], got {args.teacher}")
+    if args.teacher_eval is not None and args.teacher == 0:
+        raise OptionError("--teacher-eval labels the positions for the teacher: "
+                          "give its share with --teacher F")
     checkpoint = Path(args.checkpoint) if args.checkpoint else out.with_suffix(".ckpt.npz")
     files = list(args.pdn) + list(args.selfplay)
     if not files:
@@ -159,12 +170,23 @@ def run_net(args: argparse.Namespace, out: Path) -> int:
             d.game = d.game + k * 10_000_000
             parts.append(d)
         data = piece_net.Data.concat(parts)
+        teacher_source = "linear"
+        if args.teacher_eval is not None:
+            from engine.learners import search_labels
+
+            teacher_ev = evaluators.by_name(args.teacher_eval)
+            teacher_source = f"search:{teacher_ev.name}@{args.teacher_depth}"
+            data.searched = search_labels.label(
+                data.rows, teacher_ev, args.teacher_depth, threads=max(1, min(os.cpu_count() or 1, 8)),
+                cache_dir=args.cache_dir,
+                progress=task(f"labelling with {teacher_ev.name} at depth {args.teacher_depth}"))
         held = (data.game % 10) == 0
         checkpoint.parent.mkdir(parents=True, exist_ok=True)
         try:
             result = piece_net.train(data.select(~held), data.select(held), epochs=args.epochs,
                                      batch=args.batch, lr=args.lr, teacher=args.teacher,
-                                     patience=args.patience, seed=args.seed, checkpoint=checkpoint,
+                                     teacher_source=teacher_source, patience=args.patience,
+                                     seed=args.seed, checkpoint=checkpoint,
                                      progress=task("training"))
         except ValueError as exc:
             raise OptionError(str(exc)) from exc
