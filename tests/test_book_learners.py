@@ -192,6 +192,7 @@ SHIPPED = {
     "piece-net": core.EVAL_PIECENET,
     "piece-net-oca": core.EVAL_PIECENET,
     "piece-net-sp1": core.EVAL_PIECENET,
+    "piece-net-sp2": core.EVAL_PIECENET,
 }
 
 

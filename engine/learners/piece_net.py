@@ -15,7 +15,8 @@ for the side to move's score (y in men, K the scale fitted for the linear
 evaluator on the held-out games, so y * 100 is in its centi-men), mean
 squared error, minibatch Adam in float32, and the held-out games (number % 10
 == 0) followed every epoch: the weights of their lowest loss are kept.  The
-target may mix in the linear evaluator's (texel-2026-11) prediction (``teacher``).  The
+target may mix in a teacher's prediction (``teacher``): the linear evaluator's (texel-2026-11),
+or a fixed-depth search's score of each position (``search_labels``).  The
 trained floats are rounded to int16 fixed point (8 fraction bits) for the C
 evaluator; ``reference_scores`` computes the C integer arithmetic in numpy.
 
@@ -228,6 +229,8 @@ class Training:
     teacher: float = 0.0
     seconds: float = 0.0
     """Time spent training (all sessions of a resumed run)."""
+    teacher_source: str = "linear"
+    """Whose scores the teacher's share came from: ``linear``, or ``search:EVALUATOR@DEPTH``."""
 
 
 def _config(k: float, table: list[int], teacher: float, batch: int, lr: float, seed: int, n: int,
@@ -369,7 +372,7 @@ def train(train_data: Data, held_out: Data, *, phases_edges: Sequence[int] = PHA
         if on_epoch is not None:
             on_epoch(epoch, tr, ho)
     return Training(state["best"], k, table, linear_loss, list(state["curve"]), state["best_epoch"],
-                    len(train_data), len(held_out), teacher, state["seconds"])
+                    len(train_data), len(held_out), teacher, state["seconds"], teacher_source)
 
 
 # ---- the int16 network for C ----
@@ -436,6 +439,7 @@ def evaluator(t: Training, name: str = "piece-net", source: str = "") -> Evaluat
         "layers": f"{INPUTS} -> {H1} -> {len(t.params['b3'])} x ({H2} -> 1)",
         "phase_table": t.table,
         "teacher": t.teacher,
+        **({"teacher_source": t.teacher_source} if t.teacher else {}),
         "train_samples": t.train_samples,
         "held_out_samples": t.held_out_samples,
         "best_epoch": t.best_epoch,
