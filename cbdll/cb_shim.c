@@ -41,7 +41,7 @@ static int append_side(const int board[8][8], int colour, char *out, size_t size
         int piece = board[x][y];
         if (!(piece & colour))
             continue;
-        char item[8];
+        char item[16];
         snprintf(item, sizeof item, "%s%s%d", first ? "" : ",", (piece & CB_KING) ? "K" : "", n);
         if (append(out, size, len, item) != 0)
             return -1;
@@ -130,7 +130,7 @@ int cbs_fen_to_board(const char *fen, int board[8][8], int *color)
                     return -1;
             }
             for (int n = lo; n <= hi; n++) {
-                int x, y;
+                int x = 0, y = 0;
                 cbs_square_coords(n, &x, &y);
                 if (b[x][y] != CB_FREE)
                     return -1; /* a square given twice */

@@ -1,0 +1,396 @@
+/*
+ * samuel_dll.c -- samuel.dll, a CheckerBoard engine that forwards getmove()
+ * and enginecommand() to a running `samuel serve` over the cb dialect
+ * (docs/protocols/cb.md).  Windows only; built by scripts/build-cbdll with
+ * mingw-w64.  The conversions and the line formats are in cb_shim.c.
+ *
+ * One TCP connection per loaded DLL, so the options CheckerBoard sets
+ * (hashsize, book, ...) belong to the session its searches run in.  A reader
+ * thread takes the server's lines apart: `status` goes to getmove's status
+ * string, `move` ends getmove, and `reply`/`error`/`pong` answer the oldest
+ * request waiting for an immediate answer.  A getmove is followed by a `ping`:
+ * the `pong` says the search was accepted, an `error` before it that it was
+ * refused.  So enginecommand is answered while a search runs, and playnow is
+ * forwarded within a poll period (10 ms).
+ *
+ * The host and port come from samuel.ini next to the DLL (host = ..., port =
+ * ...), 127.0.0.1:27532 without it.  When the server is not there, every call
+ * says so: enginecommand returns 0 with the reason, getmove leaves the board
+ * as it was (CheckerBoard then plays no move) with the reason as its status.
+ */
+#define _WIN32_WINNT 0x0600
+#include <winsock2.h>
+#include <ws2tcpip.h>
+#include <windows.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cb_shim.h"
+
+struct coor { int x; int y; };
+struct CBmove {
+    int jumps, newpiece, oldpiece;
+    struct coor from, to, path[12], del[12];
+    int delpiece[12];
+};
+
+#define POLL_MS 10
+#define CONNECT_TIMEOUT_MS 2000
+#define ANSWER_TIMEOUT_MS 10000
+#define MAX_PENDING 16
+#define LINE_MAX_BYTES 8192
+
+enum { WAIT_REPLY, WAIT_ACK };          /* what a pending request waits for */
+enum { ANS_NONE, ANS_OK, ANS_ERROR, ANS_GONE };
+
+typedef struct pending {
+    int kind;
+    int state;                 /* ANS_* */
+    int handled;
+    char text[CB_REPLY_SIZE];  /* unescaped */
+} pending;
+
+static CRITICAL_SECTION lock;
+static CONDITION_VARIABLE changed;
+static INIT_ONCE once = INIT_ONCE_STATIC_INIT;
+static SOCKET sock = INVALID_SOCKET;
+static HANDLE reader;
+static pending *queue[MAX_PENDING];
+static int queue_len;
+/* the running getmove */
+static int searching;
+static int move_state;         /* ANS_* */
+static char move_fen[CBS_FEN_SIZE], move_text[CB_REPLY_SIZE], move_pdn[64];
+static int move_result;
+static char status_text[CB_REPLY_SIZE];
+static char where[300];        /* "host:port", for messages */
+static char dll_dir[MAX_PATH];
+
+static BOOL CALLBACK init(PINIT_ONCE o, PVOID p, PVOID *c)
+{
+    (void)o; (void)p; (void)c;
+    InitializeCriticalSection(&lock);
+    InitializeConditionVariable(&changed);
+    WSADATA w;
+    WSAStartup(MAKEWORD(2, 2), &w);
+    return TRUE;
+}
+
+BOOL WINAPI DllMain(HINSTANCE inst, DWORD reason, LPVOID reserved)
+{
+    (void)reserved;
+    if (reason == DLL_PROCESS_ATTACH) {
+        DWORD n = GetModuleFileNameA(inst, dll_dir, sizeof dll_dir);
+        while (n > 0 && dll_dir[n - 1] != '\\' && dll_dir[n - 1] != '/')
+            n--;
+        dll_dir[n] = '\0';
+    }
+    return TRUE;
+}
+
+static void read_settings(char *host, size_t host_size, int *port)
+{
+    snprintf(host, host_size, "%s", CBS_DEFAULT_HOST);
+    *port = CBS_DEFAULT_PORT;
+    char path[MAX_PATH + 16], text[4096];
+    snprintf(path, sizeof path, "%ssamuel.ini", dll_dir);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return;
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    if (cbs_parse_ini(text, host, host_size, port) != 0) { /* a bad file: the defaults, said in messages */
+        snprintf(host, host_size, "%s", CBS_DEFAULT_HOST);
+        *port = CBS_DEFAULT_PORT;
+    }
+}
+
+/* Every waiter learns the connection is gone (lock held). */
+static void drop_connection(void)
+{
+    if (sock != INVALID_SOCKET) {
+        closesocket(sock);
+        sock = INVALID_SOCKET;
+    }
+    for (int i = 0; i < queue_len; i++)
+        queue[i]->state = ANS_GONE;
+    queue_len = 0;
+    if (searching && move_state == ANS_NONE)
+        move_state = ANS_GONE;
+    WakeAllConditionVariable(&changed);
+}
+
+static pending *pop_front(void)
+{
+    if (queue_len == 0)
+        return NULL;
+    pending *p = queue[0];
+    memmove(queue, queue + 1, (size_t)(queue_len - 1) * sizeof queue[0]);
+    queue_len--;
+    return p;
+}
+
+static void handle_line(char *line)
+{
+    cbs_line m;
+    int kind = cbs_parse_line(line, &m);
+    EnterCriticalSection(&lock);
+    if (kind == CBS_LINE_STATUS) {
+        cbs_unescape(m.text, status_text, sizeof status_text);
+    } else if (kind == CBS_LINE_MOVE && searching) {
+        snprintf(move_fen, sizeof move_fen, "%s", m.fen);
+        snprintf(move_pdn, sizeof move_pdn, "%s", m.move);
+        cbs_unescape(m.text, move_text, sizeof move_text);
+        move_result = m.result;
+        move_state = ANS_OK;
+    } else if (kind == CBS_LINE_REPLY || kind == CBS_LINE_PONG || kind == CBS_LINE_ERROR) {
+        pending *p = pop_front();
+        if (p) {
+            p->state = kind == CBS_LINE_ERROR ? ANS_ERROR : ANS_OK;
+            p->handled = kind == CBS_LINE_REPLY ? m.handled : 0;
+            cbs_unescape(m.text, p->text, sizeof p->text);
+        } else if (kind == CBS_LINE_ERROR && searching && move_state == ANS_NONE) {
+            cbs_unescape(m.text, move_text, sizeof move_text); /* the search itself failed */
+            move_state = ANS_ERROR;
+        }
+    }
+    WakeAllConditionVariable(&changed);
+    LeaveCriticalSection(&lock);
+}
+
+static DWORD WINAPI read_lines(LPVOID arg)
+{
+    SOCKET s = (SOCKET)(UINT_PTR)arg;
+    static char buf[LINE_MAX_BYTES];
+    size_t len = 0;
+    for (;;) {
+        int n = recv(s, buf + len, (int)(sizeof buf - 1 - len), 0);
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+        buf[len] = '\0';
+        char *start = buf, *nl;
+        while ((nl = memchr(start, '\n', len - (size_t)(start - buf))) != NULL) {
+            *nl = '\0';
+            handle_line(start);
+            start = nl + 1;
+        }
+        len -= (size_t)(start - buf);
+        memmove(buf, start, len);
+        if (len == sizeof buf - 1)
+            len = 0; /* a line longer than any the server writes: dropped */
+    }
+    EnterCriticalSection(&lock);
+    if (sock == s)
+        drop_connection();
+    LeaveCriticalSection(&lock);
+    return 0;
+}
+
+/* Connected, or the reason why not in why (lock held). */
+static int ensure_connected(char *why, size_t why_size)
+{
+    if (sock != INVALID_SOCKET)
+        return 0;
+    char host[256];
+    int port;
+    read_settings(host, sizeof host, &port);
+    snprintf(where, sizeof where, "%s:%d", host, port);
+    char port_text[16];
+    snprintf(port_text, sizeof port_text, "%d", port);
+    struct addrinfo hints = {0}, *res = NULL;
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    if (getaddrinfo(host, port_text, &hints, &res) != 0 || !res) {
+        snprintf(why, why_size, "samuel.dll: cannot resolve %s (from samuel.ini)", host);
+        return -1;
+    }
+    SOCKET s = INVALID_SOCKET;
+    for (struct addrinfo *a = res; a && s == INVALID_SOCKET; a = a->ai_next) {
+        s = socket(a->ai_family, a->ai_socktype, a->ai_protocol);
+        if (s == INVALID_SOCKET)
+            continue;
+        /* a bounded connect: non-blocking, then select */
+        u_long nb = 1;
+        ioctlsocket(s, FIONBIO, &nb);
+        connect(s, a->ai_addr, (int)a->ai_addrlen);
+        fd_set w, e;
+        FD_ZERO(&w);
+        FD_ZERO(&e);
+        FD_SET(s, &w);
+        FD_SET(s, &e);
+        struct timeval tv = {CONNECT_TIMEOUT_MS / 1000, (CONNECT_TIMEOUT_MS % 1000) * 1000};
+        int ok = select(0, NULL, &w, &e, &tv) == 1 && FD_ISSET(s, &w);
+        int err = 0, errlen = sizeof err;
+        if (ok && getsockopt(s, SOL_SOCKET, SO_ERROR, (char *)&err, &errlen) == 0 && err == 0) {
+            nb = 0;
+            ioctlsocket(s, FIONBIO, &nb);
+        } else {
+            closesocket(s);
+            s = INVALID_SOCKET;
+        }
+    }
+    freeaddrinfo(res);
+    if (s == INVALID_SOCKET) {
+        snprintf(why, why_size, "samuel.dll: no samuel server at %s; start one with `samuel serve` "
+                 "(or set host and port in samuel.ini next to samuel.dll)", where);
+        return -1;
+    }
+    BOOL on = TRUE;
+    setsockopt(s, IPPROTO_TCP, TCP_NODELAY, (const char *)&on, sizeof on);
+    sock = s;
+    queue_len = 0;
+    reader = CreateThread(NULL, 0, read_lines, (LPVOID)(UINT_PTR)s, 0, NULL);
+    if (!reader) {
+        drop_connection();
+        snprintf(why, why_size, "samuel.dll: cannot start its reader thread");
+        return -1;
+    }
+    CloseHandle(reader);
+    return 0;
+}
+
+static int send_all(const char *text, int len)
+{
+    while (len > 0) {
+        int n = send(sock, text, len, 0);
+        if (n <= 0)
+            return -1;
+        text += n;
+        len -= n;
+    }
+    return 0;
+}
+
+/* Send a line and, when p is given, queue it for the next immediate answer (lock held). */
+static int send_line(const char *line, pending *p, char *why, size_t why_size)
+{
+    if (ensure_connected(why, why_size) != 0)
+        return -1;
+    if (p && queue_len == MAX_PENDING) {
+        snprintf(why, why_size, "samuel.dll: too many requests waiting for %s", where);
+        return -1;
+    }
+    if (send_all(line, (int)strlen(line)) != 0) {
+        drop_connection();
+        snprintf(why, why_size, "samuel.dll: the connection to %s broke", where);
+        return -1;
+    }
+    if (p) {
+        p->state = ANS_NONE;
+        queue[queue_len++] = p;
+    }
+    return 0;
+}
+
+/* Wait for p's answer (lock held); ANS_*. */
+static int wait_answer(pending *p)
+{
+    DWORD start = GetTickCount();
+    while (p->state == ANS_NONE) {
+        if (GetTickCount() - start > ANSWER_TIMEOUT_MS) {
+            drop_connection(); /* a server that stopped answering: start over next time */
+            break;
+        }
+        SleepConditionVariableCS(&changed, &lock, POLL_MS);
+    }
+    return p->state;
+}
+
+__declspec(dllexport) int WINAPI enginecommand(char command[256], char reply[1024])
+{
+    InitOnceExecuteOnce(&once, init, NULL, NULL);
+    char line[CB_COMMAND_SIZE + 32];
+    pending p;
+    memset(&p, 0, sizeof p);
+    p.kind = WAIT_REPLY;
+    if (cbs_format_command(command, line, sizeof line) < 0) {
+        snprintf(reply, CB_REPLY_SIZE, "samuel.dll: command too long");
+        return 0;
+    }
+    EnterCriticalSection(&lock);
+    int handled = 0;
+    if (send_line(line, &p, reply, CB_REPLY_SIZE) == 0) {
+        int state = wait_answer(&p);
+        if (state == ANS_OK) {
+            snprintf(reply, CB_REPLY_SIZE, "%s", p.text);
+            handled = p.handled;
+        } else if (state == ANS_ERROR) {
+            snprintf(reply, CB_REPLY_SIZE, "samuel: %s", p.text);
+        } else {
+            snprintf(reply, CB_REPLY_SIZE, "samuel.dll: the connection to %s was lost", where);
+        }
+    }
+    LeaveCriticalSection(&lock);
+    return handled;
+}
+
+__declspec(dllexport) int WINAPI getmove(int board[8][8], int color, double maxtime, char str[1024],
+                                         int *playnow, int info, int moreinfo, struct CBmove *move)
+{
+    (void)move; /* English: CheckerBoard finds the move from the board written back */
+    InitOnceExecuteOnce(&once, init, NULL, NULL);
+    char fen[CBS_FEN_SIZE], line[CBS_FEN_SIZE + 96];
+    if (cbs_board_to_fen((const int(*)[8])board, color, fen, sizeof fen) < 0) {
+        snprintf(str, CB_REPLY_SIZE, "samuel.dll: the board or colour is not CheckerBoard's");
+        return CB_UNKNOWN;
+    }
+    cbs_format_getmove(fen, maxtime, info, moreinfo, line, sizeof line);
+    pending ack;
+    memset(&ack, 0, sizeof ack);
+    ack.kind = WAIT_ACK;
+    EnterCriticalSection(&lock);
+    if (searching) {
+        LeaveCriticalSection(&lock);
+        snprintf(str, CB_REPLY_SIZE, "samuel.dll: a search is already running");
+        return CB_UNKNOWN;
+    }
+    searching = 1;
+    move_state = ANS_NONE;
+    status_text[0] = '\0';
+    int result = CB_UNKNOWN;
+    if (send_line(line, NULL, str, CB_REPLY_SIZE) != 0 || send_line("ping\n", &ack, str, CB_REPLY_SIZE) != 0) {
+        searching = 0;
+        LeaveCriticalSection(&lock);
+        return CB_UNKNOWN;
+    }
+    if (wait_answer(&ack) != ANS_OK) {
+        if (ack.state == ANS_ERROR)
+            snprintf(str, CB_REPLY_SIZE, "samuel: %s", ack.text);
+        else
+            snprintf(str, CB_REPLY_SIZE, "samuel.dll: the connection to %s was lost", where);
+        searching = 0;
+        LeaveCriticalSection(&lock);
+        return CB_UNKNOWN;
+    }
+    int sent_playnow = 0;
+    while (move_state == ANS_NONE) {
+        if (*playnow && !sent_playnow) {
+            char why[256];
+            sent_playnow = 1;
+            send_line("playnow\n", NULL, why, sizeof why);
+            continue;
+        }
+        if (status_text[0])
+            snprintf(str, CB_REPLY_SIZE, "%s", status_text);
+        SleepConditionVariableCS(&changed, &lock, POLL_MS);
+    }
+    if (move_state == ANS_OK) {
+        int after[8][8], side;
+        if (cbs_fen_to_board(move_fen, after, &side) == 0) {
+            memcpy(board, after, sizeof after);
+            result = move_result;
+            snprintf(str, CB_REPLY_SIZE, "%s %s", move_pdn, move_text);
+        } else {
+            snprintf(str, CB_REPLY_SIZE, "samuel.dll: cannot read the server's position %s", move_fen);
+        }
+    } else if (move_state == ANS_ERROR) {
+        snprintf(str, CB_REPLY_SIZE, "samuel: %s", move_text);
+    } else {
+        snprintf(str, CB_REPLY_SIZE, "samuel.dll: the connection to %s was lost during the search", where);
+    }
+    searching = 0;
+    LeaveCriticalSection(&lock);
+    return result;
+}
