@@ -40,11 +40,10 @@ struct CBmove {
 #define MAX_PENDING 16
 #define LINE_MAX_BYTES 8192
 
-enum { WAIT_REPLY, WAIT_ACK };          /* what a pending request waits for */
 enum { ANS_NONE, ANS_OK, ANS_ERROR, ANS_GONE };
 
+/* A request waiting for its immediate answer: an enginecommand's reply, or getmove's ping. */
 typedef struct pending {
-    int kind;
     int state;                 /* ANS_* */
     int handled;
     char text[CB_REPLY_SIZE];  /* unescaped */
@@ -162,7 +161,7 @@ static void handle_line(char *line)
 static DWORD WINAPI read_lines(LPVOID arg)
 {
     SOCKET s = (SOCKET)(UINT_PTR)arg;
-    static char buf[LINE_MAX_BYTES];
+    char buf[LINE_MAX_BYTES]; /* per reader: an old one may still be ending when a new one starts */
     size_t len = 0;
     for (;;) {
         int n = recv(s, buf + len, (int)(sizeof buf - 1 - len), 0);
@@ -304,7 +303,6 @@ __declspec(dllexport) int WINAPI enginecommand(char command[256], char reply[102
     char line[CB_COMMAND_SIZE + 32];
     pending p;
     memset(&p, 0, sizeof p);
-    p.kind = WAIT_REPLY;
     if (cbs_format_command(command, line, sizeof line) < 0) {
         snprintf(reply, CB_REPLY_SIZE, "samuel.dll: command too long");
         return 0;
@@ -339,7 +337,6 @@ __declspec(dllexport) int WINAPI getmove(int board[8][8], int color, double maxt
     cbs_format_getmove(fen, maxtime, info, moreinfo, line, sizeof line);
     pending ack;
     memset(&ack, 0, sizeof ack);
-    ack.kind = WAIT_ACK;
     EnterCriticalSection(&lock);
     if (searching) {
         LeaveCriticalSection(&lock);

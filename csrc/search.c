@@ -138,8 +138,7 @@ static tt_entry *tt_alloc(uint64_t entries)
     char *t = (char *)(((uintptr_t)raw + huge - 1) & ~(uintptr_t)(huge - 1));
     if (t > raw)
         munmap(raw, (size_t)(t - raw));
-    if (raw + huge > t)
-        munmap(t + bytes, (size_t)(raw + huge - t));
+    munmap(t + bytes, (size_t)(raw + huge - t)); /* the tail: never empty, t < raw + huge */
 #ifdef MADV_HUGEPAGE
     madvise(t, bytes, MADV_HUGEPAGE); /* advice only: without it the table still works */
 #endif
