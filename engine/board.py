@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine import core
 from engine.errors import AmbiguousMoveError, GameOverError, IllegalMoveError
@@ -61,11 +61,15 @@ class Board:
     detection.
     """
 
+    _ply_base = 0  # boards pickled before it existed read as untrimmed
+
     def __init__(self, fen: str | None = START_FEN) -> None:
         self.move_stack: list[Move] = []
         self._stack: list[_State] = []
         self._hashes: list[int] = []
         self._moves_cache: list[Move] | None = None
+        self._ply_base = 0
+        """Plies of the game before ``initial_fen`` (a ``trimmed`` board's forgotten ones)."""
         self.set_fen(START_FEN if fen is None else fen)
 
     # ---- set-up and copying ----
@@ -79,15 +83,45 @@ class Board:
         self._stack.clear()
         self._hashes = [self._state.hash]
         self._moves_cache = None
+        self._ply_base = 0
 
     def copy(self) -> Board:
         b = Board.__new__(Board)
         b.initial_fen = self.initial_fen
+        b._ply_base = self._ply_base
         b.move_stack = list(self.move_stack)
         b._stack = list(self._stack)
         b._hashes = list(self._hashes)
         b._state = self._state
         b._moves_cache = self._moves_cache
+        return b
+
+    def __getstate__(self) -> dict[str, object]:
+        state = dict(self.__dict__)
+        state["_moves_cache"] = None  # a cache: rebuilt on demand, not worth its bytes
+        return state
+
+    def trimmed(self) -> Board:
+        """This position with only the history a search or the draw rules look at: the plies
+        since the last irreversible move (and the one before, whose position some evaluators
+        read).  ``ply``, the repetition count and the 40-move count stay the same; what is
+        gone is the older history, so the board is small to copy and to send elsewhere."""
+        n = len(self._stack)
+        start = min(self._state.irreversible_at, max(n - 1, 0))
+        if start == 0:
+            return self.copy()
+        b = Board.__new__(Board)
+        base = self._stack[start]
+        r = base.raw
+        b.initial_fen = format_fen(FenPosition(r.turn, r.black_men, r.black_kings,
+                                               r.white_men, r.white_kings))
+        b._ply_base = self._ply_base + start
+        b.move_stack = self.move_stack[start:]
+        b._stack = [replace(st, irreversible_at=max(st.irreversible_at - start, 0))
+                    for st in self._stack[start:]]
+        b._hashes = self._hashes[start:]
+        b._state = replace(self._state, irreversible_at=self._state.irreversible_at - start)
+        b._moves_cache = None
         return b
 
     # ---- reading the position ----
@@ -107,8 +141,8 @@ class Board:
 
     @property
     def ply(self) -> int:
-        """Plies pushed since the board was set up."""
-        return len(self._stack)
+        """Plies pushed since the board was set up (for a ``trimmed`` board: since the game began)."""
+        return self._ply_base + len(self._stack)
 
     @property
     def hash(self) -> int:

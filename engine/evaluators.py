@@ -224,6 +224,11 @@ def register(evaluator: Evaluator) -> str:
     return key
 
 
+def registered() -> list[Evaluator]:
+    """The evaluators ``register`` made known in this process (to hand on to a worker process)."""
+    return list(_REGISTERED.values())
+
+
 def available() -> list[str]:
     """Names ``by_name`` accepts: the built-in evaluators, the shipped learned ones, then registered ones."""
     learned = sorted(p.stem for p in LEARNED_DIR.glob("*.json")) if LEARNED_DIR.is_dir() else []

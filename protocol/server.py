@@ -1,9 +1,10 @@
-"""The long-running server: DXP, cb (and optionally Hub) over TCP, one process.
+"""The long-running server: DXP, cb (and optionally Hub) over TCP.
 
 Each connection is its own session with its own game, options and clock;
-searches run in threads, so many games go on at once (Samuel's 704 played six
-to eight).  A connection that misbehaves is answered, and at worst closed: an
-exception in one session is logged and never reaches the others.  No connection
+searches run in search processes (``--search-processes``, protocol.host_pool) or
+threads, so many games go on at once (Samuel's 704 played six to eight), and the
+event loop here stays free to answer.  A connection that misbehaves is answered,
+and at worst closed: an exception in one session is logged and never reaches the others.  No connection
 holds its slot for ever: every one gets TCP keepalive and the write timeout
 (protocol.guard), and each dialect closes a client silent past its idle rules.
 """
@@ -21,6 +22,7 @@ from protocol.context import ServerSettings, Writer
 from protocol.dxp_grammar import MAX_MESSAGE as DXP_MAX_MESSAGE
 from protocol.framing import stream_limit
 from protocol.guard import guard
+from protocol.host_pool import HostPool
 from protocol.memory_budget import HashBudget, default_budget_mb
 
 log = logging.getLogger(__name__)
@@ -68,6 +70,8 @@ class Server:
             self._wanted["cb"] = settings.cb_port
         if hub_port is not None:
             self._wanted["hub"] = hub_port
+        self.pool: HostPool | None = None
+        """The search processes, when ``defaults.search_processes`` asks for them (after ``start``)."""
         self._servers: list[asyncio.base_events.Server] = []
         self._tasks: set[asyncio.Task[None]] = set()
         self.endpoints: list[Endpoint] = []
@@ -84,6 +88,12 @@ class Server:
         return {e.dialect: e.port for e in self.endpoints}
 
     async def start(self) -> None:
+        d = self.settings.defaults
+        if d.search_processes > 0 and d.search_hosts is None:
+            # Before listening: every session this server creates searches in these processes.
+            self.pool = HostPool(d.search_processes, d)
+            await self.pool.start()
+            self.settings = replace(self.settings, defaults=replace(d, search_hosts=self.pool))
         for dialect, port in self._wanted.items():
             limit = stream_limit(DXP_MAX_MESSAGE if dialect == "dxp" else self.settings.max_line)
             try:
@@ -156,3 +166,6 @@ class Server:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(s.wait_closed(), 5)
         self._servers.clear()
+        if self.pool is not None:  # after the sessions: they close their engines there first
+            await self.pool.close()
+            self.pool = None

@@ -1,168 +1,44 @@
 """EngineSession: one client's engine, with searches run off the event loop.
 
-Every connection (or the stdin session) owns one.  A search runs in its own
-thread; the C search releases the GIL, so the event loop keeps answering
-``ping``, ``stop`` and chat while it thinks.  Progress comes back to the loop
-through ``call_soon_threadsafe``: the search itself never touches a stream.
+Every connection (or the stdin session) owns one.  Its searches run either on threads
+of this process (``LocalEngine``; the C search releases the GIL, so the event loop keeps
+answering while it thinks) or, in a server started with search processes, in one of
+those (``RemoteEngine``): then nothing of a search holds this process's GIL, and ``ping``
+is answered at once however many games search.  The protocol sessions see the same
+object either way.  Progress comes back to the loop as ``on_info`` calls: the search
+itself never touches a stream.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
-import os
-import queue
-import sys
-import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from engine import egdb, timeman
 from engine.board import Board
 from engine.errors import SamuelError
-from engine.learners.generalize_host import AlphaStore, HostedAlpha
-from engine.learners.rote import RoteMemory, shared_memory
+from engine.learners.generalize_host import HostedAlpha
+from engine.learners.rote import RoteMemory
 from engine.limits import Limit
-from engine.runner import SearchRun
-from engine.search import DEFAULT_CONTEMPT, Searcher, SearchInfo, SearchResult
-from protocol.memory_budget import HashBudget
+from engine.search import Searcher, SearchInfo, SearchResult
+from protocol.host_pool import RemoteEngine, Reply, SearchHostError
+from protocol.local_engine import (
+    SEARCH_NICENESS,
+    LocalEngine,
+    SearchBusyError,
+    SessionClosedError,
+    SessionDefaults,
+    TableMemoryError,
+)
 from protocol.options import SPECS, EngineOptions
 
-log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class SessionDefaults:
-    """What a new session starts with (the server's command-line choices)."""
-
-    evaluator: str = "default"
-    mode: str = "pvs"
-    hash_mb: int = 16
-    backend: str = "modern"
-    book: str = "none"
-    """The opening book: ``default`` (the shipped one), ``none`` or a file.  Off here, as in
-    ``Searcher``; the commands (``samuel serve``, ``hub``, ``cb``, ``dxp``) turn the shipped one on."""
-    book_variety: int = 0
-    contempt: int = DEFAULT_CONTEMPT
-    deck704: str = ""
-    """The deck backend=704 runs (empty: the program in the package)."""
-    rote: str = ""
-    """Samuel's rote memory: an SQLite file every session reads and adds its games to
-    (set by the server operator; empty: off)."""
-    rote_merge_every: int = 20
-    """Merge the memory once this many searched positions wait (and at every game's end)."""
-    alpha: str = ""
-    """Samuel's Alpha: the name of a polynomial the engine plays with and adjusts after each of its
-    moves, saved between games in ``alpha_dir`` (set by the server operator; empty: off)."""
-    alpha_dir: str = "alpha"
-    egdb: str = "auto"
-    """The endgame database sessions start with: a directory, ``auto`` or ``none``."""
-    hash_budget: HashBudget | None = field(default=None, compare=False)
-    """The server-wide ceiling on table memory every session reserves from (None: none)."""
-
-
-SEARCH_NICENESS = 10
-"""Search threads run this much nicer than the event loop, so with more searches
-than cores a ``ping`` or ``stop`` still gets the CPU within a millisecond or so
-instead of waiting its turn behind every search (Linux schedules threads by nice)."""
-
-
-def _lower_priority() -> None:
-    # Per-thread on Linux (a thread id is a valid PRIO_PROCESS target); elsewhere
-    # this may apply to the process or be refused, and searching works either way.
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError, AttributeError):
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), SEARCH_NICENESS)
-
-
-class _Workers:
-    """Daemon threads that run searches, reused from one search to the next.
-
-    Starting a thread blocks the caller until the new thread first runs, which
-    with every core busy searching can take tens of milliseconds: the event loop
-    would stall on each move.  Idle workers wait on a queue instead; a new one
-    is started only when all are busy, up to ``limit`` (beyond it, jobs wait
-    for a worker to come free), and a worker idle for ``idle_exit`` seconds
-    ends, so a load that has passed leaves no threads behind.  A worker drops
-    its job once run: the job holds the session (and its table) alive.  Daemon
-    threads, so a search still running at exit never holds the process.
-    """
-
-    def __init__(self, limit: int = 128, idle_exit: float = 30.0) -> None:
-        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
-        self._idle = 0
-        """Workers waiting on the queue."""
-        self._queued = 0
-        """Jobs on the queue that no worker has taken yet."""
-        self._threads = 0
-        self._lock = threading.Lock()
-        self.limit = limit
-        self.idle_exit = idle_exit
-
-    @property
-    def threads(self) -> int:
-        return self._threads
-
-    def submit(self, job: Callable[[], None]) -> None:
-        with self._lock:
-            self._queued += 1
-            # Every waiting job already has an idle worker to take it, or a new one is needed.
-            spawn = self._queued > self._idle and self._threads < self.limit
-            if spawn:
-                self._threads += 1
-        self._jobs.put(job)
-        if spawn:
-            threading.Thread(target=self._work, name="samuel-search", daemon=True).start()
-
-    def _work(self) -> None:
-        _lower_priority()
-        while True:
-            with self._lock:
-                self._idle += 1
-            try:
-                job: Callable[[], None] | None = self._jobs.get(timeout=self.idle_exit)
-            except queue.Empty:
-                with self._lock:
-                    if self._queued == 0:  # nothing was handed to us meanwhile: retire
-                        self._idle -= 1
-                        self._threads -= 1
-                        return
-                    self._idle -= 1
-                continue  # a submit counted on us just now: its job is on the queue
-            with self._lock:
-                self._idle -= 1
-                self._queued -= 1
-            try:
-                assert job is not None
-                job()
-            except BaseException:  # a job reports its own errors; the worker lives on
-                log.exception("search worker job failed")
-            job = None  # not kept alive while idle
-
-
-_WORKERS = _Workers()
-
-
-class SearchBusyError(SamuelError):
-    """A search was asked for while another one of the same session runs."""
-
-
-class TableMemoryError(SamuelError):
-    """The transposition table could not be allocated (the machine is out of memory)."""
-
-
-class SessionClosedError(SamuelError):
-    """The session was closed; its engine is gone."""
+__all__ = ["SEARCH_NICENESS", "EngineSession", "SearchBusyError", "SessionClosedError", "SessionDefaults",
+           "TableMemoryError"]
 
 
 class EngineSession:
-    """The engine state of one client: options, searcher and the running search.
-
-    Building, resizing and clearing the transposition table can take seconds
-    with a big table, so they never run on the event loop: they happen in the
-    search's worker thread before it searches, or in ``prepare()``'s thread.
-    """
+    """The engine of one client: options, and the search it runs (here or in a search process)."""
 
     def __init__(self, defaults: SessionDefaults | None = None) -> None:
         d = defaults or SessionDefaults()
@@ -175,22 +51,34 @@ class EngineSession:
         self.options.set("book", d.book)
         self.options.set("book-variety", str(d.book_variety))
         self.options.set("contempt", str(d.contempt))
-        self.deck704 = d.deck704 or None
         self.budget = d.hash_budget
-        self._searcher: Searcher | None = None
-        self._searcher_key: tuple[str, str, str, str, str] | None = None
-        self._config_lock = threading.Lock()
-        """Held while the searcher is built, resized, cleared or freed (in worker threads)."""
-        self._clear_pending = False
+        self._local: LocalEngine | None = None
+        self._remote: RemoteEngine | None = None
+        if d.search_hosts is not None:
+            self._remote = RemoteEngine(d.search_hosts, d)
+            self._remote.on_hash_restored = lambda value: self.options.values.__setitem__("hash", value)
+        else:
+            self._local = LocalEngine(d, self.options, reserve=self._reserve, release=self._release)
+        self._table_mb: int | None = None
+        """The remote table's size, as the search process last reported it."""
         self._closed = False
         self._task: asyncio.Future[SearchResult] | None = None
-        self._run: SearchRun | None = None
+        self._stop_early = False
+        """A stop came while a remote search was being sent."""
         self._deadline: asyncio.TimerHandle | None = None
-        self.rote: RoteMemory | None = (
-            shared_memory(d.rote, merge_every=d.rote_merge_every) if d.rote else None
-        )
-        self.alpha: HostedAlpha | None = HostedAlpha(AlphaStore(d.alpha_dir, d.alpha)) if d.alpha else None
-        self._alpha_version = -1
+
+    @property
+    def in_process(self) -> bool:
+        """True when this session's searches run on threads of this process."""
+        return self._local is not None
+
+    @property
+    def rote(self) -> RoteMemory | None:
+        return self._local.rote if self._local is not None else None
+
+    @property
+    def alpha(self) -> HostedAlpha | None:
+        return self._local.alpha if self._local is not None else None
 
     # ---- configuration ----
 
@@ -212,78 +100,17 @@ class EngineSession:
     @property
     def hash_mb(self) -> int:
         """The table's real size when built, else the size it will have."""
-        s = self._searcher
-        return s.hash_mb if s is not None else self.options.hash_mb
+        table = self._local.table_mb if self._local is not None else self._table_mb
+        return table if table is not None else self.options.hash_mb
 
     def searcher(self) -> Searcher:
-        """The searcher for the current options, built or resized now (blocking: not on the loop).
-
-        Raises HashBudgetError when the budget cannot hold the table and
-        TableMemoryError when it cannot be allocated; either way the previous
-        table (and hash option) stays.
-        """
-        with self._config_lock:
-            if self._closed:
-                raise SessionClosedError("the session is closed")
-            o = self.options
-            key = (o.values["evaluator"], o.values["mode"], o.values["hash"], o.values["backend"], o.egdb)
-            want = o.hash_mb
-            if self._searcher is not None and self._searcher_key is not None and \
-                    key[3] != self._searcher_key[3]:  # another backend: a new searcher
-                self._searcher.close()
-                self._searcher = None
-                self._release()
-            if self._searcher is None and o.values["backend"] == "704":
-                from engine.backend704 import Searcher704  # the emulator, only when asked for
-
-                self._searcher = Searcher704(deck=self.deck704)  # type: ignore[assignment]
-                self._clear_pending = False
-            elif self._searcher is None:
-                self._reserve(want)
-                try:
-                    self._searcher = Searcher(o.evaluator, mode=o.mode, hash_mb=want, rote=self.rote)
-                except MemoryError:
-                    self._release()
-                    raise TableMemoryError(f"cannot allocate a {want} MB transposition table") from None
-                self._clear_pending = False  # a new table is empty
-            elif key != self._searcher_key and o.values["backend"] != "704":
-                s = self._searcher
-                s.set_evaluator(o.evaluator)
-                s.mode = o.mode
-                if s.hash_mb != want:
-                    self._resize(s, want)
-            searcher = self._searcher
-            assert searcher is not None  # built above when it was missing
-            if o.values["backend"] != "704":
-                db = egdb.resolve(o.egdb)  # "auto" finds a database built while the server runs
-                if db is not searcher.egdb:
-                    searcher.set_egdb(db)
-            if isinstance(searcher, Searcher):  # the 704 backend plays its own openings
-                searcher.book = o.book
-                searcher.book_variety = o.book_variety
-                searcher.contempt = o.contempt
-            if self._clear_pending:
-                searcher.new_game()
-                self._clear_pending = False
-            self._searcher_key = key
-            return searcher
-
-    def _resize(self, s: Searcher, want: int) -> None:
-        old = s.hash_mb
-        try:
-            self._reserve(want)
-        except SamuelError:
-            self.options.set("hash", str(old))
-            raise
-        try:
-            s.set_hash(want)
-        except MemoryError:
-            self.options.set("hash", str(old))
-            self._reserve(old)
-            raise TableMemoryError(
-                f"cannot allocate a {want} MB transposition table; hash stays {old} MB"
-            ) from None
-        self._clear_pending = False  # the new table is empty
+        """The in-process searcher for the current options, built or resized now (blocking:
+        not on the loop).  See ``LocalEngine.searcher``; a session whose searches run in a
+        search process has none here (SamuelError)."""
+        if self._local is None:
+            raise SessionClosedError("the session is closed") if self._closed else \
+                SamuelError("this session searches in a search process")
+        return self._local.searcher()
 
     def _reserve(self, mb: int) -> None:
         if self.budget is not None:
@@ -293,22 +120,54 @@ class EngineSession:
         if self.budget is not None:
             self.budget.release(self)
 
+    def _reserve_for_remote(self) -> None:
+        """Hold the table the search process is about to build (it cannot ask the budget itself)."""
+        if self.options.values["backend"] == "704":
+            return
+        self._reserve(self.options.hash_mb)
+
+    def _settle_remote(self, table_mb: int | None) -> None:
+        """Hold what the search process really has."""
+        self._table_mb = table_mb
+        if table_mb is None:
+            if self.options.values["backend"] == "704":
+                self._release()
+            return
+        if self.budget is not None:
+            with contextlib.suppress(SamuelError):  # a smaller table than was reserved always fits
+                self.budget.reserve(self, table_mb)
+
     async def prepare(self) -> int:
         """Build or resize the table now, off the event loop; returns its size in MB.
 
         Raises what ``searcher()`` raises.  While a search runs the table is in
         use: nothing changes until it ends.
         """
-        if not self.searching:
-            await asyncio.to_thread(self.searcher)
+        if self.searching:
+            return self.hash_mb
+        if self._local is not None:
+            await asyncio.to_thread(self._local.searcher)
+        else:
+            self._check_open()
+            assert self._remote is not None
+            self._reserve_for_remote()
+            try:
+                self._settle_remote(await self._remote.prepare(self.options.values))
+            except SamuelError:
+                self._settle_remote(self._table_mb)
+                raise
         return self.hash_mb
 
     def new_game(self) -> None:
         """Forget the last game: the table is cleared before the next search (off the loop)."""
-        self._clear_pending = True
-        self._end_alpha_game()
-        if self.rote is not None and self.rote.pending:
-            self.rote.merge_soon()  # the last game's positions, in the background
+        if self._local is not None:
+            self._local.new_game()
+        elif self._remote is not None:
+            self._remote.new_game()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise SessionClosedError("the session is closed")
 
     # ---- searching ----
 
@@ -325,80 +184,83 @@ class EngineSession:
         info_interval: float = 0.0,
         use_book: bool = True,
     ) -> SearchResult:
-        """Search a copy of ``board`` in a thread; ``on_info`` runs on the event loop.
+        """Search a copy of ``board`` off the loop; ``on_info`` runs on the event loop.
 
         ``info_interval`` thins the reports (see ``Searcher.search``).  ``use_book`` False
         searches even a position of the opening book (pondering, analysis).
         Raises GameOverError when the side to move has no move, SearchBusyError
         when a search already runs, HashBudgetError or TableMemoryError when the
-        table cannot be had.  ``stop()`` ends it early with the best move so far.
+        table cannot be had, SearchHostError when its search process died.
+        ``stop()`` ends it early with the best move so far.
         """
         if self.searching:
             raise SearchBusyError("a search is already running; send stop first")
         board.require_moves()
         loop = asyncio.get_running_loop()
-        alpha = self.alpha
-        alpha_eval = None
-        if alpha is not None:  # Samuel's Alpha: its current polynomial; a fresh table once it changed
-            alpha_eval = alpha.evaluator()
-            if alpha.version != self._alpha_version:
-                self._clear_pending = True
-                self._alpha_version = alpha.version
-        position = board.copy()
+        if self._local is not None:
+            def report(info: SearchInfo) -> None:
+                if on_info is not None and not loop.is_closed():
+                    loop.call_soon_threadsafe(on_info, info)
 
-        def report(info: SearchInfo) -> None:
-            if on_info is not None and not loop.is_closed():
-                loop.call_soon_threadsafe(on_info, info)
-
-        def prepare() -> Searcher:
-            searcher = self.searcher()  # built, resized or cleared here, not on the loop
-            if not use_book and isinstance(searcher, Searcher):
-                searcher.book = None  # for this search only: ``searcher()`` sets it again each time
-            if alpha_eval is not None:
-                searcher.set_evaluator(alpha_eval)
-            return searcher
-
-        def learn(result: SearchResult) -> None:
-            if result.info.book:  # no search to learn from
-                log.info("book move %s in %s", result.best, position.fen())
-                return
-            if self.rote is not None:  # Samuel's rote learning: save the root and its score
-                try:
-                    self.rote.record_search(position, result)
-                except Exception:
-                    log.exception("rote memory: could not record %s", position.fen())
-            if alpha is not None:  # Alpha adjusts its polynomial after each of its moves
-                try:
-                    alpha.learn(position, result.info.score.value, result.info.pv)
-                except Exception:
-                    log.exception("alpha %s: could not learn from %s", alpha.store.name, position.fen())
-
-        run = SearchRun(position, limit, prepare=prepare, on_info=report, info_interval=info_interval,
-                        after=learn, submit=_WORKERS.submit)
-        self._run = run
-        # Settled on the loop (not the moment the thread ends), so ``searching`` holds until the
-        # caller has seen the result.
-        self._task = task = asyncio.wrap_future(run.future)
+            run = self._local.start_search(board.copy(), limit, report, info_interval=info_interval,
+                                           use_book=use_book)
+            # Settled on the loop (not the moment the thread ends), so ``searching`` holds until the
+            # caller has seen the result.
+            self._task = task = asyncio.wrap_future(run.future)
+        else:
+            self._check_open()
+            assert self._remote is not None
+            self._reserve_for_remote()
+            # Searching from now: a stop that comes while the request is on its way is kept.
+            self._task = task = loop.create_future()
+            self._stop_early = False
+            try:
+                reply = await self._remote.search(board.trimmed(), limit, on_info, info_interval, use_book,
+                                                  self.options.values)
+            except BaseException:
+                self._task = None
+                raise
+            reply.add_done_callback(self._remote_done)
+            if self._stop_early:
+                self._remote.stop()
         try:
             # Shielded: cancelling the caller stops the search rather than orphaning it.
             return await asyncio.shield(task)
         except asyncio.CancelledError:
-            run.stop()
+            self.stop()
             raise
         finally:
             if self._deadline is not None:
                 self._deadline.cancel()
                 self._deadline = None
 
+    def _remote_done(self, reply: asyncio.Future[Reply]) -> None:
+        task = self._task
+        assert task is not None
+        if reply.cancelled():
+            task.cancel()
+            return
+        exc = reply.exception()
+        if exc is not None:
+            self._settle_remote(None if isinstance(exc, SearchHostError) else self._table_mb)
+            task.set_exception(exc)
+            return
+        r = reply.result()
+        self._settle_remote(r.table_mb)
+        task.set_result(r.value)
+
     def stop(self) -> None:
         """Ask the running search to finish now (harmless when idle).
 
-        The searcher's stop is called directly (no watcher thread polling an event, which
-        would contend for the GIL with the event loop).  The worker arms the search before
-        it looks at the session's flag, so a stop is never lost between the two.
+        The stop goes to the searcher directly (no watcher thread polling an event, which
+        would contend for the GIL with the event loop).  The search is armed before it looks
+        at its flag, so a stop is never lost between the two, and never ends a later search.
         """
-        if self._run is not None:
-            self._run.stop()
+        if self._local is not None:
+            self._local.stop()
+        elif self._remote is not None:
+            self._stop_early = True
+            self._remote.stop()
 
     def stop_after(self, limit: Limit) -> None:
         """Turn an open-ended (ponder) search into a timed one, counting from now.
@@ -424,57 +286,15 @@ class EngineSession:
             with contextlib.suppress(Exception):  # its owner reports the error
                 await asyncio.shield(task)
 
-    def _end_alpha_game(self) -> None:
-        if self.alpha is not None:
-            try:  # the game's learning is saved (merged if another game saved meanwhile)
-                self.alpha.end_game()
-            except Exception:
-                log.exception("alpha %s: could not save the polynomial", self.alpha.store.name)
-
     async def close(self) -> None:
         """Stop any search, save the learners' work, free the table and return its budget."""
         self.stop()
         await self.wait_idle()
-        if self.alpha is not None:
-            await asyncio.to_thread(self._end_alpha_game)
-        if self.rote is not None:
-            try:  # the game's positions go to the memory when the session ends
-                await asyncio.to_thread(self.rote.flush)
-            except Exception:
-                log.exception("rote memory: merge at session end failed")
-        await asyncio.to_thread(self._free)
-
-    def _free(self) -> None:
-        with self._config_lock:
-            self._closed = True
-            if self._searcher is not None:
-                self._searcher.close()
-                self._searcher = None
-            self._release()
-        _trim_heap()
-
-
-def _trim_heap() -> None:
-    """Give freed heap pages back to the system (glibc keeps them in its per-thread arenas).
-
-    Big tables are mapped on their own and go back when freed; this is for the
-    many small blocks a session leaves behind, which otherwise keep an idle
-    server's memory at its busiest level.  A no-op where glibc is not the C library.
-    """
-    trim = _MALLOC_TRIM
-    if trim is not None:
-        trim(0)
-
-
-def _find_malloc_trim() -> Callable[[int], int] | None:
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        import ctypes
-
-        return ctypes.CDLL("libc.so.6").malloc_trim
-    except (OSError, AttributeError):
-        return None
-
-
-_MALLOC_TRIM = _find_malloc_trim()
+        self._closed = True
+        if self._local is not None:
+            await asyncio.to_thread(self._local.close)
+        elif self._remote is not None:
+            try:
+                await self._remote.close()
+            finally:
+                self._release()

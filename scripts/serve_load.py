@@ -3,6 +3,8 @@
 
     .venv/bin/python scripts/serve_load.py [--clients 32] [--dialects cb,hub,dxp] [--movetime 0.05]
                                            [--hash 4] [--hash-budget MB] [--repeat K] [--max-plies 300]
+                                           [--pace S] [--search-processes N] [--search-priority P]
+                                           [--server-log FILE] [--server-log-level L]
 
 It starts ``samuel serve`` (DXP, cb and Hub on free loopback ports), then opens
 ``--clients`` TCP connections at once, spread over the dialects in turn.  Each
@@ -25,6 +27,16 @@ peak is reported) and after they have all gone; ``--repeat K`` runs the load K
 times on one server and reports memory and threads after each round, to show
 that nothing grows from one round to the next.
 
+A separate process (the *probe*) pings the server over one idle cb connection
+every 10 ms while the games play: its round trips never wait behind this
+script's own event loop, which is busy with 32 games.  Hub games also report
+the nodes of each searched move, and their sum over the load's seconds; with
+``--pace S`` the cb and Hub clients ask for a move every S seconds (random
+phase), so every game searches the same share of the time and nodes a move
+compare fairly between server set-ups.  ``--search-processes`` and
+``--search-priority`` are passed to the server; memory and threads are summed
+over the server and its search processes.
+
 It prints a table per dialect and writes every figure as JSON (``--out``).
 """
 
@@ -33,6 +45,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
 import random
 import statistics
@@ -43,6 +56,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -75,6 +89,8 @@ class GameReport:
     """Ping round trips (cb, Hub) or move reply times (DXP)."""
     mid_search_ms: list[float] = field(default_factory=list)
     """Pings answered while the search was still running (cb, Hub)."""
+    nodes: list[int] = field(default_factory=list)
+    """Nodes of each searched move (Hub: its last info line), to compare search speed per game."""
     error: str = ""
 
 
@@ -114,11 +130,13 @@ async def play_cb(report: GameReport, port: int, fen: str, args: argparse.Namesp
     board = Board(fen)
     initial = board.fen()
     c = Lines(*await asyncio.open_connection("127.0.0.1", port), timeout=60 + 20 * args.movetime)
+    pace = Pace(args.pace, random.Random(report.client))
     try:
         while board.outcome() is None and report.plies < args.max_plies:
             moves = " ".join(m.long for m in board.move_stack)
             await c.send(f"set gamehist {initial} {moves}".rstrip())
             await c.until("reply")
+            await pace.wait()
             await c.send(format_getmove(board.fen(), Limit(movetime=args.movetime)))
             await asyncio.sleep(args.movetime * 0.3)
             ping_at = time.perf_counter()
@@ -142,6 +160,25 @@ async def play_cb(report: GameReport, port: int, fen: str, args: argparse.Namesp
         c.writer.close()
 
 
+class Pace:
+    """With ``--pace S``, a client asks for a move only every S seconds: every game then searches
+    the same share of the time whatever the server's overhead, so nodes a move compare fairly
+    between server set-ups (without it, a server that answers faster gets more searches at once)."""
+
+    def __init__(self, period: float, rng: random.Random) -> None:
+        self.period = period
+        # A random phase each: clients that all began at once would otherwise search in bursts.
+        self.next = time.perf_counter() + rng.uniform(0, period)
+
+    async def wait(self) -> None:
+        if self.period <= 0:
+            return
+        now = time.perf_counter()
+        if now < self.next:
+            await asyncio.sleep(self.next - now)
+        self.next = max(self.next + self.period, time.perf_counter())
+
+
 async def play_hub(report: GameReport, port: int, fen: str, args: argparse.Namespace) -> None:
     board = Board(fen)
     start = hg.format_position(Board(fen), "literal")
@@ -153,16 +190,19 @@ async def play_hub(report: GameReport, port: int, fen: str, args: argparse.Names
         await c.send("init")
         await c.until("ready")
         await c.send(hg.format_level(Limit(movetime=args.movetime)))
+        pace = Pace(args.pace, random.Random(report.client))
         while board.outcome() is None and report.plies < args.max_plies:
             moves = " ".join(hg.format_move(m) for m in board.move_stack)
             pos = hg.format_line("pos", [("pos", start), ("moves", moves)] if moves else [("pos", start)],
                                  always_quote=["moves"])
             await c.send(pos)
+            await pace.wait()
             await c.send("go think")
             await asyncio.sleep(args.movetime * 0.3)
             ping_at = time.perf_counter()
             await c.send("ping")
             moved = ponged = False
+            last_nodes = 0
             while not (moved and ponged):
                 text = await c.next()
                 if text == "pong":
@@ -171,7 +211,13 @@ async def play_hub(report: GameReport, port: int, fen: str, args: argparse.Names
                     if not moved:
                         report.mid_search_ms.append(ms)
                     ponged = True
+                elif text.startswith("info"):
+                    info = hg.tokenize(text)
+                    if info is not None and info.args.get("nodes"):
+                        last_nodes = int(info.require("nodes"))
                 elif text.startswith("done"):
+                    if last_nodes:
+                        report.nodes.append(last_nodes)
                     line = hg.tokenize(text)
                     assert line is not None
                     if not _move_or_illegal(board, line.require("move"), report,
@@ -272,8 +318,29 @@ def proc_status(pid: int) -> dict[str, int]:
     return out
 
 
+def children(pid: int) -> list[int]:
+    """The server's search processes (its direct children), from /proc."""
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    return [int(t) for t in text.split()]
+
+
+def tree_status(pid: int) -> dict[str, int]:
+    """VmRSS and Threads summed over the server and its search processes, and how many there are."""
+    total = {"VmRSS": 0, "Threads": 0, "Processes": 0}
+    for p in [pid, *children(pid)]:
+        st = proc_status(p)
+        if st:
+            total["VmRSS"] += st.get("VmRSS", 0)
+            total["Threads"] += st.get("Threads", 0)
+            total["Processes"] += 1
+    return total
+
+
 def rss_mb(pid: int) -> float:
-    return proc_status(pid).get("VmRSS", 0) / 1024
+    return tree_status(pid).get("VmRSS", 0) / 1024
 
 
 def start_server(tmp: Path, args: argparse.Namespace) -> tuple[subprocess.Popen[bytes], dict[str, int]]:
@@ -281,7 +348,11 @@ def start_server(tmp: Path, args: argparse.Namespace) -> tuple[subprocess.Popen[
     cmd = [sys.executable, "-m", "samuel.cli", "serve", "--dxp-port", "0", "--cb-port", "0",
            "--hub-port", "0", "--hash", str(args.hash), "--dxp-movetime", str(args.movetime),
            "--max-sessions", str(args.clients + 8), "--port-file", str(port_file),
-           "--log", str(tmp / "serve.log"), "--log-level", "warning"]
+           "--log", args.server_log or str(tmp / "serve.log"), "--log-level", args.server_log_level]
+    if args.search_processes is not None:
+        cmd += ["--search-processes", str(args.search_processes)]
+    if args.search_priority:
+        cmd += ["--search-priority", args.search_priority]
     if args.hash_budget:
         cmd += ["--hash-budget", str(args.hash_budget)]
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, cwd=ROOT)
@@ -292,6 +363,59 @@ def start_server(tmp: Path, args: argparse.Namespace) -> tuple[subprocess.Popen[
             raise SystemExit("samuel serve did not start")
         time.sleep(0.05)
     return proc, json.loads(port_file.read_text())
+
+
+PROBE_INTERVAL = 0.01
+"""Seconds between the probe's pings."""
+MEASURES = {"dxp": "move reply", "probe": "ping, idle", "playnow": "playnow to move"}
+PLAYNOW_INTERVAL = 0.2
+PLAYNOW_FEN = "B:W19,21,22,24,25,27,28,31:B1,2,4,6,7,9,11,13"
+"""A middle game no book holds, so the engine searches."""
+"""Seconds between the probe's playnow checks."""
+
+
+def run_probe(port: int, stop: Any, out: Any) -> None:
+    """In a process of its own: ping the server over one idle cb connection every 10 ms until
+    ``stop`` is set, and send the round trips (ms) through ``out``.  Unlike the pings of the
+    playing clients, these never wait behind the load generator's own event loop."""
+    async def pings() -> list[float]:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        times: list[float] = []
+        while not stop.is_set():
+            t = time.perf_counter()
+            writer.write(b"ping\n")
+            await writer.drain()
+            while (await asyncio.wait_for(reader.readline(), 30)).strip() != b"pong":
+                pass
+            times.append((time.perf_counter() - t) * 1000)
+            await asyncio.sleep(PROBE_INTERVAL)
+        writer.close()
+        return times
+
+    async def playnows() -> list[float]:
+        """A 60 s search, cut short 30 ms in by ``playnow``: the time from playnow to the move."""
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        times: list[float] = []
+        line = format_getmove(PLAYNOW_FEN, Limit(movetime=60.0)) + "\n"
+        while not stop.is_set():
+            writer.write(line.encode())
+            await writer.drain()
+            await asyncio.sleep(0.03)
+            t = time.perf_counter()
+            writer.write(b"playnow\n")
+            await writer.drain()
+            while not (await asyncio.wait_for(reader.readline(), 90)).startswith(b"move"):
+                pass
+            times.append((time.perf_counter() - t) * 1000)
+            await asyncio.sleep(PLAYNOW_INTERVAL)
+        writer.close()
+        return times
+
+    async def main() -> tuple[list[float], list[float]]:
+        a, b = await asyncio.gather(pings(), playnows())
+        return a, b
+
+    out.send(asyncio.run(main()))
 
 
 async def one_round(args: argparse.Namespace, ports: dict[str, int], pid: int,
@@ -307,28 +431,41 @@ async def one_round(args: argparse.Namespace, ports: dict[str, int], pid: int,
             await asyncio.sleep(0.2)
 
     sampler = asyncio.create_task(sample())
+    ctx = multiprocessing.get_context("spawn")
+    stop = ctx.Event()
+    receive, send = ctx.Pipe(duplex=False)
+    probe = ctx.Process(target=run_probe, args=(ports["cb"], stop, send), daemon=True)
+    probe.start()
     games = [play_one(i, d, ports[d], ballots[i % len(ballots)], args)
              for i, d in enumerate(args.dialects[i % len(args.dialects)] for i in range(args.clients))]
-    reports = await asyncio.gather(*games)
+    reports = list(await asyncio.gather(*games))
     done.set()
     await sampler
-    return list(reports), peak
+    stop.set()
+    probe_report = GameReport(client=-1, dialect="probe", ballot="")
+    playnow_report = GameReport(client=-2, dialect="playnow", ballot="")
+    if await asyncio.to_thread(receive.poll, 120):
+        probe_report.latency_ms, playnow_report.latency_ms = receive.recv()
+    probe.join(10)
+    return [*reports, probe_report, playnow_report], peak
 
 
 def summarize(reports: list[GameReport], dialect: str) -> dict[str, object]:
     rs = [r for r in reports if r.dialect == dialect]
     lat = [x for r in rs for x in r.latency_ms]
     mid = [x for r in rs for x in r.mid_search_ms]
+    nodes = [x for r in rs for x in r.nodes]
     return {
         "clients": len(rs),
         "finished": sum(1 for r in rs if r.result != "*" and not r.error and not r.illegal),
         "moves": sum(r.plies for r in rs),
         "illegal": sum(len(r.illegal) for r in rs),
         "errors": [f"{dialect} client {r.client}: {r.error}" for r in rs if r.error],
-        "measure": "move reply" if dialect == "dxp" else "ping",
+        "measure": MEASURES.get(dialect, "ping"),
         "n": len(lat), "p50": percentile(lat, 0.5), "p99": percentile(lat, 0.99),
         "max": max(lat, default=float("nan")), "mean": statistics.fmean(lat) if lat else float("nan"),
         "mid_search_p50": percentile(mid, 0.5), "mid_search_p99": percentile(mid, 0.99),
+        "nodes_per_move": statistics.fmean(nodes) if nodes else float("nan"),
     }
 
 
@@ -344,6 +481,13 @@ def main() -> int:
     p.add_argument("--idle-wait", type=float, default=35.0,
                    help="seconds idle after the last round before the final memory and threads "
                         "(idle search threads retire after 30 s)")
+    p.add_argument("--pace", type=float, default=0.0, metavar="S",
+                   help="cb and Hub clients ask for a move every S seconds at most (0: as soon as they can)")
+    p.add_argument("--search-processes", type=int, default=None,
+                   help="the server's --search-processes (default: its own, one per core; 0: threads)")
+    p.add_argument("--search-priority", default="", help="the server's --search-priority (default: its own)")
+    p.add_argument("--server-log", default="", help="keep the server's log in this file")
+    p.add_argument("--server-log-level", default="warning")
     p.add_argument("--out", default=str(ROOT / "out" / "serve-load.json"))
     args = p.parse_args()
     args.dialects = [d.strip() for d in args.dialects.split(",") if d.strip()]
@@ -359,32 +503,38 @@ def main() -> int:
         time.sleep(0.5)
         before = rss_mb(pid)
         t0 = time.perf_counter()
+        load_s = 0.0
         try:
             for k in range(args.repeat):
+                started = time.perf_counter()
                 reports, peak = asyncio.run(one_round(args, ports, pid, ballots))
+                load_s += time.perf_counter() - started
                 time.sleep(SETTLE_S)
-                status = proc_status(pid)
+                status = tree_status(pid)
                 rounds.append({"round": k + 1, "peak_rss_mb": round(peak, 1),
                                "after_rss_mb": round(status.get("VmRSS", 0) / 1024, 1),
                                "threads_after": status.get("Threads", 0)})
                 all_reports += reports
             time.sleep(max(0.0, args.idle_wait - SETTLE_S))
-            idle = proc_status(pid)
+            idle = tree_status(pid)
         finally:
             proc.terminate()
             proc.wait(30)
         wall = time.perf_counter() - t0
 
-    per_dialect = {d: summarize(all_reports, d) for d in args.dialects}
+    per_dialect = {d: summarize(all_reports, d) for d in [*args.dialects, "probe", "playnow"]}
     summary = {
-        "clients": args.clients, "dialects": args.dialects, "movetime": args.movetime, "hash_mb": args.hash,
+        "clients": args.clients, "dialects": args.dialects, "movetime": args.movetime, "pace": args.pace,
+        "hash_mb": args.hash,
         "rounds": args.repeat, "cores": os.cpu_count(), "wall_s": round(wall, 1),
         "rss_before_mb": round(before, 1), "per_round": rounds, "per_dialect": per_dialect,
         "idle_after_s": args.idle_wait, "idle_rss_mb": round(idle.get("VmRSS", 0) / 1024, 1),
-        "idle_threads": idle.get("Threads", 0),
+        "idle_threads": idle.get("Threads", 0), "search_processes": idle.get("Processes", 1) - 1,
     }
-    print(f"{args.clients} clients ({', '.join(args.dialects)}) at {args.movetime} s/move, "
-          f"hash {args.hash} MB, {args.repeat} round(s), {os.cpu_count()} cores, {wall:.1f} s")
+    paced = f", a move every {args.pace:g} s" if args.pace > 0 else ""
+    print(f"{args.clients} clients ({', '.join(args.dialects)}) at {args.movetime} s/move{paced}, "
+          f"hash {args.hash} MB, {args.repeat} round(s), {os.cpu_count()} cores, "
+          f"{summary['search_processes']} search processes, {wall:.1f} s")
     print(f"{'dialect':8} {'games':>7} {'finished':>8} {'moves':>6} {'illegal':>7}  "
           f"{'measure':15} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}")
     errors: list[str] = []
@@ -392,10 +542,19 @@ def main() -> int:
         print(f"{d:8} {s['clients']:>7} {s['finished']:>8} {s['moves']:>6} {s['illegal']:>7}  "
               f"{s['measure']:15} {s['p50']:8.2f} {s['p99']:8.2f} {s['max']:8.2f}")
         errors += s["errors"]  # type: ignore[arg-type]
+    print("(probe: a separate process pinging over one idle cb connection every "
+          f"{PROBE_INTERVAL * 1000:g} ms while the games play; playnow: on another, a 60 s getmove cut "
+          f"short by playnow 30 ms in, every {PLAYNOW_INTERVAL * 1000:g} ms)")
+    if "hub" in per_dialect:
+        hub_nodes = sum(sum(r.nodes) for r in all_reports if r.dialect == "hub")
+        summary["hub_nodes_per_s"] = hub_nodes / load_s if load_s else float("nan")
+        print(f"search speed (Hub games): {per_dialect['hub']['nodes_per_move']:,.0f} nodes a move "
+              f"at {args.movetime * 1000:g} ms; all their searches together "
+              f"{summary['hub_nodes_per_s'] / 1e6:.2f} M nodes/s over {load_s:.1f} s of load")
     if "dxp" in per_dialect:
         print(f"(DXP has no ping: its figure is the time from our MOVE to the server's, "
               f"which includes the {args.movetime * 1000:g} ms move time)")
-    print(f"server RSS: before {before:.1f} MB", end="")
+    print(f"server RSS (with its search processes): before {before:.1f} MB", end="")
     for r in rounds:
         print(f"; round {r['round']}: peak {r['peak_rss_mb']} MB, after {r['after_rss_mb']} MB, "
               f"{r['threads_after']} threads", end="")

@@ -39,6 +39,20 @@ def _fail_on_error_logs() -> Iterator[None]:
         root.removeHandler(handler)
 
 
+@pytest.fixture
+def error_logs_expected(_fail_on_error_logs: None) -> Iterator[None]:
+    """For a test whose point is an ERROR record (a crash the server survives): check it with caplog."""
+    root = logging.getLogger()
+    raising = [h for h in root.handlers if isinstance(h, _RaiseOnError)]
+    for h in raising:
+        root.removeHandler(h)
+    try:
+        yield
+    finally:
+        for h in raising:
+            root.addHandler(h)
+
+
 
 
 @pytest.fixture(scope="session")

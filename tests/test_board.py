@@ -199,3 +199,29 @@ def test_copy_is_independent() -> None:
     c = b.copy()
     c.push_pdn("11-15")
     assert b.fen() == START_FEN and c.fen() != START_FEN
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_trimmed_board_keeps_what_search_and_the_draw_rules_read(seed: int) -> None:
+    import pickle
+    import random
+
+    rng = random.Random(seed)
+    board = Board()
+    for _ in range(rng.randrange(1, 160)):
+        if not board.legal_moves:
+            break
+        board.push(rng.choice(board.legal_moves))
+    t = board.trimmed()
+    assert len(pickle.dumps(t)) <= len(pickle.dumps(board))
+    for _ in range(6):  # the same after further moves too
+        assert (t.fen(), t.ply, t.quiet_plies, t.previous_raw, t.search_history(), t.repetition_count()) == \
+            (board.fen(), board.ply, board.quiet_plies, board.previous_raw, board.search_history(),
+             board.repetition_count())
+        assert t.legal_moves == board.legal_moves and t.outcome() == board.outcome()
+        if not board.legal_moves:
+            break
+        move = rng.choice(board.legal_moves)
+        board.push(move)
+        t.push(move)
+    assert pickle.loads(pickle.dumps(t)).fen() == t.fen()

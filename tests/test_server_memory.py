@@ -21,7 +21,7 @@ from engine.limits import Limit
 from engine.search import Searcher
 from engine.types import WHITE
 from protocol import dxp_grammar as dg
-from protocol import session as session_module
+from protocol import local_engine as session_module
 from protocol.context import ServerSettings
 from protocol.memory_budget import HashBudget, HashBudgetError, default_budget_mb
 from protocol.session import EngineSession, SessionClosedError, SessionDefaults

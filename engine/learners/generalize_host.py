@@ -5,7 +5,8 @@ Alpha name plays every game with that name's polynomial and adjusts it after eac
 as in self-play (``generalize.Alpha.learn``); between games the polynomial lives in
 ``DIR/NAME.json`` (with ``DIR/NAME.evaluator.json`` beside it, usable as ``--eval``).
 
-Concurrency, one lock per name (per resolved file, process-wide):
+Concurrency, one lock per name (per resolved file, process-wide, and an flock on
+``NAME.json.lock`` for other processes):
 
 * a game loads the saved polynomial when its first search starts, then learns on a private copy;
 * at the game's end (the session's next ``new_game`` or its close) it saves under the lock, with a
@@ -21,11 +22,12 @@ Concurrency, one lock per name (per resolved file, process-wide):
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,6 +47,25 @@ _LOCKS_GUARD = threading.Lock()
 def _lock_for(path: Path) -> threading.Lock:
     with _LOCKS_GUARD:
         return _LOCKS.setdefault(path, threading.Lock())
+
+
+@contextlib.contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    """Held across processes too (a server's search processes share the polynomial's file):
+    an exclusive flock on ``NAME.json.lock`` beside it.  Without fcntl (Windows) only the
+    process-wide lock guards it."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(path.name + ".lock"), "a") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 def valid_name(name: str) -> str:
@@ -83,7 +104,7 @@ class AlphaStore:
         return Snapshot(PolynomialState.from_dict(d["alpha"]), int(d["games"]), int(d["generation"]))
 
     def load(self) -> Snapshot:
-        with self.lock:
+        with self.lock, _file_lock(self.path):
             return self._read()
 
     def _write(self, poly: PolynomialState, games: int, generation: int) -> None:
@@ -101,7 +122,7 @@ class AlphaStore:
 
     def commit(self, start: Snapshot, end: PolynomialState) -> Snapshot:
         """Save a finished game's polynomial (merging when another game saved meanwhile)."""
-        with self.lock:
+        with self.lock, _file_lock(self.path):
             current = self._read()
             fresh = current.generation == start.generation
             merged = end if fresh else merge(current.poly, start.poly, end)

@@ -17,11 +17,13 @@ import logging
 import os
 import signal
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from protocol.context import CB_PORT, DXP_PORT, ServerSettings
 from protocol.framing import DEFAULT_MAX_LINE
-from samuel.argtypes import positive_float, positive_int
+from protocol.search_priority import DEFAULT_PRIORITY, PRIORITIES
+from samuel.argtypes import bounded_int, positive_float, positive_int
 from samuel.session_args import (
     LOG_LEVELS,
     add_session_arguments,
@@ -31,6 +33,13 @@ from samuel.session_args import (
 )
 
 log = logging.getLogger("samuel.serve")
+
+MAX_SEARCH_PROCESSES = 64
+
+
+def default_search_processes() -> int:
+    """One search process per core: each keeps a core busy, and more only divide it."""
+    return max(1, min(os.cpu_count() or 1, MAX_SEARCH_PROCESSES))
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -50,6 +59,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--no-dxp", action="store_true", help="do not serve DXP")
     p.add_argument("--no-cb", action="store_true", help="do not serve the cb protocol")
     add_session_arguments(p, line=False)
+    p.add_argument("--search-processes", type=bounded_int(0, MAX_SEARCH_PROCESSES),
+                   default=default_search_processes(), metavar="N",
+                   help="worker processes the searches run in, so the event loop answers at once under "
+                        "load (default: one per core, %(default)s; 0: threads of the server process)")
+    p.add_argument("--search-priority", choices=PRIORITIES, default=DEFAULT_PRIORITY,
+                   help="how the search processes share the CPU: idle (only what nothing else wants; the "
+                        "fastest replies), low (nice 10) or normal (a fair share, for a machine that also "
+                        "runs a busy opponent engine); default: %(default)s")
     p.add_argument("--max-sessions", type=positive_int, default=64, metavar="N",
                    help="connections served at once; more are refused (default: %(default)s)")
     p.add_argument("--max-line", type=positive_int, default=DEFAULT_MAX_LINE, metavar="BYTES",
@@ -79,7 +96,8 @@ def settings_from(args: argparse.Namespace) -> ServerSettings:
         max_line=args.max_line,
         idle_timeout=args.idle_timeout,
         write_timeout=args.write_timeout,
-        defaults=session_defaults(args),
+        defaults=replace(session_defaults(args), search_processes=args.search_processes,
+                         search_priority=args.search_priority),
         dxp_frame=args.dxp_frame,
         dxp_movetime=args.dxp_movetime,
     )
@@ -90,7 +108,8 @@ async def serve(args: argparse.Namespace) -> int:
 
     server = Server(settings_from(args), hub_port=args.hub_port, dxp=not args.no_dxp, cb=not args.no_cb)
     rote = None
-    if getattr(args, "rote", ""):  # open it now, so the first game does not wait for the load
+    # Open it now, so the first game does not wait for the load (search processes open their own).
+    if getattr(args, "rote", "") and not args.search_processes:
         from engine.learners.rote import shared_memory
 
         rote = await asyncio.to_thread(shared_memory, args.rote, merge_every=args.rote_merge_every)

@@ -1,0 +1,376 @@
+"""The server's search processes, and the remote engine a session drives through them.
+
+With every search in the server's own process, the search threads' Python work (starting a
+search, building its reports, learning from it) holds the GIL while the event loop waits
+for it: with 32 games searching, a ``ping`` waited up to 60 ms.  ``HostPool`` starts a few
+worker processes (``protocol.search_host``) that own the C core, the tables and the
+learners; the server process keeps only the event loop, reading the hosts' pipes like any
+other stream.  Sessions are spread over the hosts; a host that dies (killed, crashed) fails
+its sessions' requests with a clear error, and its sessions move to a fresh host at their
+next request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import os
+import signal
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from engine import evaluators
+from engine.board import Board
+from engine.errors import SamuelError
+from engine.limits import Limit
+from engine.search import SearchInfo
+from protocol import host_wire
+from protocol.local_engine import SessionDefaults
+
+log = logging.getLogger(__name__)
+
+START_TIMEOUT = 60.0
+"""Seconds a new search process may take to import the engine and load its data."""
+QUIT_TIMEOUT = 30.0
+"""Seconds a host may take, once told to quit, to save the learners' work and exit."""
+
+
+class SearchHostError(SamuelError):
+    """A search process could not be started, or died while it held this session's engine."""
+
+
+@dataclass
+class Reply:
+    """A host's answer to one request: ``value`` (a SearchResult or None) and the host's table size."""
+
+    value: Any
+    table_mb: int | None
+
+
+@dataclass
+class _Pending:
+    future: asyncio.Future[Reply]
+    on_info: Callable[[SearchInfo], None] | None
+    engine: RemoteEngine
+
+
+class _Host:
+    """One search process and the requests waiting on it."""
+
+    def __init__(self, proc: asyncio.subprocess.Process, number: int) -> None:
+        self.proc = proc
+        self.number = number
+        self.pid = proc.pid
+        self.sessions: set[int] = set()
+        self.pending: dict[int, _Pending] = {}
+        self.alive = True
+        self.reader: asyncio.Task[None] | None = None
+
+    def send(self, message: tuple[Any, ...]) -> None:
+        if not self.alive or self.proc.stdin is None or self.proc.stdin.is_closing():
+            raise SearchHostError(f"search process {self.pid} is gone")
+        self.proc.stdin.write(host_wire.encode(message))
+
+    def describe_exit(self) -> str:
+        code = self.proc.returncode
+        if code is None:
+            return "its pipe broke"
+        if code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            return f"it was killed by {name}"
+        return f"it exited with status {code}"
+
+
+class HostPool:
+    """``processes`` search processes for one server; ``start`` before use, ``close`` at the end."""
+
+    def __init__(self, processes: int, defaults: SessionDefaults) -> None:
+        if processes < 1:
+            raise ValueError(f"a pool needs at least one search process, got {processes}")
+        self.processes = processes
+        self.defaults = defaults.portable()
+        self._hosts: list[_Host] = []
+        self._numbers = itertools.count(1)
+        self._spawning: asyncio.Task[_Host] | None = None
+        self._closing = False
+        self.deaths = 0
+
+    @property
+    def pids(self) -> list[int]:
+        return [h.pid for h in self._hosts if h.alive]
+
+    async def start(self) -> None:
+        hosts = await asyncio.gather(*(self._spawn() for _ in range(self.processes)),
+                                     return_exceptions=True)
+        errors = [h for h in hosts if isinstance(h, BaseException)]
+        if errors:
+            await self.close()
+            raise errors[0]
+
+    async def _spawn(self) -> _Host:
+        number = next(self._numbers)
+        level = logging.getLogger().getEffectiveLevel()  # a number: any level, even one without a name
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "protocol.search_host", str(level),
+                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                limit=host_wire.MAX_FRAME + host_wire.HEADER, cwd=os.getcwd(), env=_child_env())
+        except OSError as exc:
+            raise SearchHostError(f"cannot start a search process: {exc}") from None
+        host = _Host(proc, number)
+        registered = evaluators.registered()
+        try:
+            host.send(("setup", self.defaults, registered))
+            assert proc.stdout is not None
+            first = await asyncio.wait_for(self._first_word(host), START_TIMEOUT)
+        except (asyncio.TimeoutError, SearchHostError, host_wire.WireError, ConnectionError) as exc:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            await proc.wait()
+            raise SearchHostError(f"search process {proc.pid} did not start: {exc or 'timed out'}") from None
+        if first is None or first[0] != "ready":
+            await proc.wait()
+            host.alive = False
+            raise SearchHostError(f"search process {proc.pid} did not start: {host.describe_exit()}")
+        host.reader = asyncio.ensure_future(self._read_loop(host))
+        self._hosts.append(host)
+        log.info("search process %d started (pid %d)", number, proc.pid)
+        return host
+
+    async def _first_word(self, host: _Host) -> tuple[Any, ...] | None:
+        """The host's ``ready`` (or the end of its pipe), logging what it logs before it."""
+        assert host.proc.stdout is not None
+        while True:
+            message = await _read(host.proc.stdout)
+            if message is None or message[0] != "log":
+                return message
+            self._dispatch(host, message)
+
+    async def host(self) -> _Host:
+        """The live host with the fewest sessions, starting replacements for dead ones first."""
+        if self._closing:
+            raise SearchHostError("the server is shutting down")
+        live = [h for h in self._hosts if h.alive]
+        if len(live) < self.processes:
+            if self._spawning is None or self._spawning.done():
+                self._spawning = asyncio.ensure_future(self._spawn())
+            if not live:
+                return await asyncio.shield(self._spawning)
+        return min(live, key=lambda h: len(h.sessions))
+
+    async def _read_loop(self, host: _Host) -> None:
+        assert host.proc.stdout is not None
+        problem = ""
+        try:
+            while True:
+                message = await _read(host.proc.stdout)
+                if message is None:
+                    break
+                self._dispatch(host, message)
+        except (host_wire.WireError, ConnectionError, asyncio.IncompleteReadError) as exc:
+            problem = f" ({exc})"
+        except asyncio.CancelledError:
+            return
+        host.alive = False
+        await _end(host.proc)
+        if not self._closing:
+            self.deaths += 1
+            log.error("search process %d (pid %d) ended: %s%s; %d sessions lose their engine",
+                      host.number, host.pid, host.describe_exit(), problem, len(host.sessions))
+        error = SearchHostError(f"the search process (pid {host.pid}) ended: {host.describe_exit()}; "
+                                "the search is lost (the next one starts afresh)")
+        for pending in list(host.pending.values()):
+            pending.engine.lost(host)
+            if not pending.future.done():
+                pending.future.set_exception(error)
+        host.pending.clear()
+        host.sessions.clear()
+        if host in self._hosts:
+            self._hosts.remove(host)
+
+    def _dispatch(self, host: _Host, message: tuple[Any, ...]) -> None:
+        kind = message[0]
+        if kind == "log":
+            _, level, name, text = message
+            logging.getLogger(name).log(level, "[search process %d] %s", host.number, text)
+            return
+        if kind not in ("info", "result", "done", "failed"):
+            log.warning("search process %d sent an unknown message %r", host.number, kind)
+            return
+        rid = int(message[2])
+        pending = host.pending.get(rid)
+        if pending is None:
+            return  # a request whose session was closed meanwhile
+        if kind == "info":
+            if pending.on_info is not None:
+                try:
+                    pending.on_info(message[3])
+                except Exception:
+                    log.exception("search info callback failed")
+            return
+        del host.pending[rid]
+        if pending.future.done():
+            return
+        if kind == "failed":
+            _, _, _, exc, table_mb, hash_value = message
+            pending.engine.failed(table_mb, hash_value)
+            pending.future.set_exception(exc)
+        elif kind == "result":
+            pending.future.set_result(Reply(message[3], message[4]))
+        else:
+            pending.future.set_result(Reply(None, message[3]))
+
+    async def close(self) -> None:
+        """Tell every host to quit (they save the learners' work), and wait for them."""
+        self._closing = True
+        if self._spawning is not None and not self._spawning.done():
+            self._spawning.cancel()
+        hosts = list(self._hosts)
+        for h in hosts:
+            with contextlib.suppress(Exception):
+                h.send(("quit",))
+                assert h.proc.stdin is not None
+                h.proc.stdin.close()
+        for h in hosts:
+            try:
+                await asyncio.wait_for(h.proc.wait(), QUIT_TIMEOUT)
+            except asyncio.TimeoutError:
+                log.error("search process %d (pid %d) did not quit; killing it", h.number, h.pid)
+                with contextlib.suppress(ProcessLookupError):
+                    h.proc.kill()
+                await h.proc.wait()
+            h.alive = False
+            if h.reader is not None:
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await asyncio.wait_for(h.reader, 5)
+        self._hosts.clear()
+
+
+async def _end(proc: asyncio.subprocess.Process, grace: float = 2.0) -> None:
+    """Wait for a process whose pipe has closed, killing it if it lingers.  Not killed at once:
+    killing polls the process first, which would reap it under the child watcher, and its
+    exit status (the signal that killed it, for the log) would be lost."""
+    try:
+        await asyncio.wait_for(asyncio.shield(proc.wait()), grace)
+    except asyncio.TimeoutError:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+        await proc.wait()
+
+
+async def _read(stream: asyncio.StreamReader) -> tuple[Any, ...] | None:
+    try:
+        header = await stream.readexactly(host_wire.HEADER)
+    except asyncio.IncompleteReadError as exc:
+        if not exc.partial:
+            return None
+        raise host_wire.WireError("the pipe ended inside a frame") from None
+    payload = await stream.readexactly(host_wire.frame_length(header))
+    return host_wire.decode(payload)
+
+
+def _child_env() -> dict[str, str]:
+    # The host imports this package the way the server did, whether installed or run from a checkout.
+    env = dict(os.environ)
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+_SIDS = itertools.count(1)
+_RIDS = itertools.count(1)
+"""Request numbers, unique in the server: a host's replies are matched by them."""
+
+
+class RemoteEngine:
+    """One session's engine in a search process: the requests ``EngineSession`` sends it.
+
+    Bound to a host at its first request; a host that dies unbinds it, and the next request
+    opens the session afresh on a live host (empty table, learners reloaded from their files).
+    ``failed`` and ``lost`` are the pool's calls back.
+    """
+
+    def __init__(self, pool: HostPool, defaults: SessionDefaults) -> None:
+        self.pool = pool
+        self.defaults = defaults.portable()
+        self.sid = next(_SIDS)
+        self._host: _Host | None = None
+        self._search_rid: int | None = None
+        self.on_hash_restored: Callable[[str], None] | None = None
+        """Called with the hash option's value when the host had to keep the old table."""
+
+    async def _bound(self) -> _Host:
+        host = self._host
+        if host is None or not host.alive:
+            host = await self.pool.host()
+            host.send(("open", self.sid, self.defaults))
+            host.sessions.add(self.sid)
+            self._host = host
+        return host
+
+    async def _request(
+        self, message: tuple[Any, ...], on_info: Callable[[SearchInfo], None] | None = None
+    ) -> tuple[int, asyncio.Future[Reply]]:
+        host = await self._bound()
+        rid = next(_RIDS)
+        future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
+        host.pending[rid] = _Pending(future, on_info, self)
+        try:
+            host.send((message[0], self.sid, rid, *message[1:]))
+        except SearchHostError:
+            del host.pending[rid]
+            raise
+        return rid, future
+
+    async def search(self, board: Board, limit: Limit, on_info: Callable[[SearchInfo], None] | None,
+                     info_interval: float, use_book: bool, values: dict[str, str]) -> asyncio.Future[Reply]:
+        """Send the search; the returned future settles with its Reply (or error)."""
+        rid, future = await self._request(
+            ("search", board, limit, info_interval, use_book, dict(values), on_info is not None), on_info)
+        self._search_rid = rid
+        return future
+
+    async def prepare(self, values: dict[str, str]) -> int | None:
+        _, future = await self._request(("prepare", dict(values)))
+        return (await future).table_mb
+
+    def stop(self) -> None:
+        host = self._host
+        if host is not None and host.alive and self._search_rid in host.pending:
+            with contextlib.suppress(SearchHostError):
+                host.send(("stop", self.sid))
+
+    def new_game(self) -> None:
+        host = self._host
+        if host is not None and host.alive:
+            with contextlib.suppress(SearchHostError):
+                host.send(("new_game", self.sid))
+
+    async def close(self) -> None:
+        host = self._host
+        if host is None or not host.alive:
+            self._host = None
+            return
+        try:
+            _, future = await self._request(("close",))
+            await future
+        except SearchHostError:
+            pass  # the host died: nothing of this session is left to close
+        finally:
+            host.sessions.discard(self.sid)
+            self._host = None
+
+    def failed(self, table_mb: int | None, hash_value: str | None) -> None:
+        if hash_value is not None and self.on_hash_restored is not None:
+            self.on_hash_restored(hash_value)
+
+    def lost(self, host: _Host) -> None:
+        if self._host is host:
+            self._host = None

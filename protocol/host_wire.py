@@ -1,0 +1,84 @@
+"""The pipe between the server and its search processes: length-prefixed pickles.
+
+Both ends are this package, started together, so pickle is safe here and carries boards,
+limits, search reports and exceptions as they are.  A frame is a 4-byte big-endian length
+and the pickle; a length past ``MAX_FRAME`` means the stream is broken, not a big message.
+
+Messages are tuples whose first item names them.  Server to host: ``open``, ``search``,
+``stop``, ``prepare``, ``new_game``, ``close``, ``quit``.  Host to server: ``ready``,
+``info``, ``result``, ``done``, ``failed``, ``log``.
+"""
+
+from __future__ import annotations
+
+import pickle
+import struct
+from typing import Any, BinaryIO
+
+from engine.errors import SamuelError
+
+MAX_FRAME = 64 << 20
+_LENGTH = struct.Struct(">I")
+HEADER = _LENGTH.size
+
+
+class WireError(SamuelError):
+    """The pipe to or from a search process carried something that is not a frame."""
+
+
+def encode(message: tuple[Any, ...]) -> bytes:
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    return _LENGTH.pack(len(data)) + data
+
+
+def frame_length(header: bytes) -> int:
+    (n,) = _LENGTH.unpack(header)
+    if n > MAX_FRAME:
+        raise WireError(f"frame of {n} bytes announced (at most {MAX_FRAME}): the pipe is out of step")
+    return n
+
+
+def decode(payload: bytes) -> tuple[Any, ...]:
+    try:
+        message = pickle.loads(payload)
+    except Exception as exc:
+        raise WireError(f"unreadable frame of {len(payload)} bytes: {exc}") from None
+    if not isinstance(message, tuple) or not message or not isinstance(message[0], str):
+        raise WireError(f"a frame that is not a message: {type(message).__name__}")
+    return message
+
+
+def read_message(stream: BinaryIO) -> tuple[Any, ...] | None:
+    """The next message from a blocking stream; None at its end."""
+    header = _read_exactly(stream, HEADER)
+    if header is None:
+        return None
+    payload = _read_exactly(stream, frame_length(header))
+    if payload is None:
+        raise WireError("the pipe ended inside a frame")
+    return decode(payload)
+
+
+def _read_exactly(stream: BinaryIO, n: int) -> bytes | None:
+    parts: list[bytes] = []
+    got = 0
+    while got < n:
+        chunk = stream.read(n - got)
+        if not chunk:
+            if got == 0:
+                return None
+            raise WireError("the pipe ended inside a frame")
+        parts.append(chunk)
+        got += len(chunk)
+    return b"".join(parts)
+
+
+def portable_error(exc: BaseException) -> BaseException:
+    """``exc`` if it survives pickling as it is, else a SamuelError naming its type and text."""
+    try:
+        back = pickle.loads(pickle.dumps(exc, protocol=pickle.HIGHEST_PROTOCOL))
+        if type(back) is type(exc) and str(back) == str(exc):
+            return exc
+    except Exception:
+        pass
+    return SamuelError(f"{type(exc).__name__}: {exc}")

@@ -1,0 +1,275 @@
+"""Searches in search processes (``samuel serve --search-processes``): the protocols behave as
+with threads, a killed search process costs only its searches, and the pipe between them
+refuses what is not a frame."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import logging
+import os
+import signal
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from test_contempt import quiet_walk
+
+from engine import evaluators
+from engine.board import Board
+from engine.errors import SamuelError
+from engine.limits import Limit
+from protocol import host_wire, hub_grammar
+from protocol.context import ServerSettings
+from protocol.host_pool import HostPool, SearchHostError
+from protocol.memory_budget import HashBudget, HashBudgetError
+from protocol.server import Server
+from protocol.session import EngineSession, SessionDefaults
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def settings(**defaults: object) -> ServerSettings:
+    d = SessionDefaults(**{"hash_mb": 1, "search_processes": 1, **defaults})  # type: ignore[arg-type]
+    return ServerSettings(dxp_port=0, cb_port=0, defaults=d, dxp_movetime=0.02)
+
+
+@asynccontextmanager
+async def running(s: ServerSettings) -> AsyncIterator[Server]:
+    server = Server(s, hub_port=0)
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.close()
+
+
+class Lines:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+
+    async def send(self, line: str) -> None:
+        self.writer.write(line.encode() + b"\n")
+        await self.writer.drain()
+
+    async def until(self, prefix: str, timeout: float = 30.0) -> str:
+        while True:
+            raw = await asyncio.wait_for(self.reader.readline(), timeout)
+            assert raw, f"connection closed while waiting for {prefix!r}"
+            text = raw.decode().strip()
+            if text.startswith(prefix):
+                return text
+
+
+async def hub(server: Server) -> Lines:
+    c = Lines(*await asyncio.open_connection("127.0.0.1", server.ports["hub"]))
+    await c.send("hub")
+    await c.until("wait")
+    await c.send("init")
+    await c.until("ready")
+    await c.send(f"pos pos={hub_grammar.format_position(Board())}")
+    return c
+
+
+def test_the_server_searches_in_its_processes_and_stops_them_at_close() -> None:
+    async def main() -> None:
+        async with running(settings()) as server:
+            assert server.pool is not None
+            pids = server.pool.pids
+            assert len(pids) == 1 and pids[0] != os.getpid()
+            c = await hub(server)
+            await c.send("level move-time=0.05")
+            await c.send("go think")
+            assert (await c.until("done")).startswith("done move=")
+            # A search without limit runs in the host; ping is answered meanwhile and stop ends it.
+            await c.send("go analyze")
+            await c.until("info")
+            await c.send("ping")
+            await c.until("pong")
+            await c.send("stop")
+            assert (await c.until("done")).startswith("done move=")
+            cb = Lines(*await asyncio.open_connection("127.0.0.1", server.ports["cb"]))
+            await cb.send(f"getmove fen={Board().fen()} depth=3 info=1")
+            assert (await cb.until("move ")).startswith("move ")
+            c.writer.close()
+            cb.writer.close()
+        with pytest.raises(ProcessLookupError):  # the search process quit with the server
+            os.kill(pids[0], 0)
+
+    asyncio.run(main())
+
+
+def test_a_killed_search_process_fails_its_search_clearly_and_a_new_one_takes_over(
+    error_logs_expected: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.ERROR, logger="protocol.host_pool")  # whatever an earlier test left on root
+
+    async def main() -> None:
+        async with running(settings()) as server:
+            assert server.pool is not None
+            c = await hub(server)
+            await c.send("level infinite")
+            await c.send("go analyze")
+            await c.until("info")
+            victim = server.pool.pids[0]
+            os.kill(victim, signal.SIGKILL)
+            error = await c.until("error")
+            assert "search process" in error and "SIGKILL" in error, error
+            assert (await c.until("done")).startswith("done move=")  # the client still gets a move
+            await c.send("level depth=3")
+            await c.send("go think")
+            assert (await c.until("done")).startswith("done move=")
+            assert server.pool.deaths == 1
+            assert server.pool.pids and server.pool.pids[0] != victim
+            await c.send("ping")
+            await c.until("pong")
+            c.writer.close()
+
+    asyncio.run(main())
+    assert any("was killed by SIGKILL" in r.getMessage() and r.levelno == logging.ERROR
+               for r in caplog.records)
+
+
+def test_sessions_keep_their_options_contempt_and_books_across_the_pipe(tmp_path: Path) -> None:
+    async def main() -> None:
+        d = SessionDefaults(hash_mb=1, contempt=30)
+        pool = HostPool(1, d)
+        await pool.start()
+        try:
+            session = EngineSession(replace(d, search_hosts=pool))
+            assert not session.in_process
+            board = quiet_walk(79)  # 79 quiet plies: every line is a 40-move draw, scored by contempt
+            assert (await session.search(board, Limit(depth=4))).info.score.value == -30
+            session.set_option("contempt", "-10")
+            assert (await session.search(board, Limit(depth=4))).info.score.value == 10
+            result = await session.search(Board(), Limit(depth=4))  # no book: off in these defaults
+            assert not result.info.book
+            session.set_option("book", "default")
+            assert (await session.search(Board(), Limit(depth=4))).info.book
+            assert not (await session.search(Board(), Limit(depth=4), use_book=False)).info.book
+            seen: list[int] = []
+            await session.search(Board(), Limit(depth=5), lambda info: seen.append(info.depth),
+                                 use_book=False)
+            assert seen and max(seen) == 5
+            await session.close()
+            with pytest.raises(SamuelError):
+                await session.search(Board(), Limit(depth=2))
+        finally:
+            await pool.close()
+
+    asyncio.run(main())
+
+
+def test_an_operators_evaluator_reaches_the_search_processes(tmp_path: Path) -> None:
+    path = tmp_path / "mine.json"
+    evaluators.save(evaluators.linear({"men": 100, "kings": 130}, name="my-own-eval"), path)
+    name = evaluators.register(evaluators.load(path))
+
+    async def main() -> None:
+        d = SessionDefaults(hash_mb=1, evaluator=name)
+        pool = HostPool(1, d)
+        await pool.start()
+        try:
+            session = EngineSession(replace(d, search_hosts=pool))
+            assert (await session.search(Board(), Limit(depth=3))).best is not None
+            await session.close()
+        finally:
+            await pool.close()
+
+    asyncio.run(main())
+
+
+def test_the_table_budget_holds_for_tables_in_search_processes() -> None:
+    async def main() -> None:
+        budget = HashBudget(8)
+        d = SessionDefaults(hash_mb=4, hash_budget=budget)
+        pool = HostPool(1, d)
+        await pool.start()
+        try:
+            a = EngineSession(replace(d, search_hosts=pool))
+            b = EngineSession(replace(d, search_hosts=pool))
+            assert await a.prepare() == 4 and await b.prepare() == 4
+            assert budget.used_mb == 8
+            with pytest.raises(HashBudgetError):
+                a.set_option("hash", "8")
+            b.set_option("hash", "2")
+            assert await b.prepare() == 2 and budget.used_mb == 6
+            await a.close()
+            await b.close()
+            assert budget.used_mb == 0
+        finally:
+            await pool.close()
+
+    asyncio.run(main())
+
+
+def test_a_dead_pool_says_so() -> None:
+    async def main() -> None:
+        d = SessionDefaults(hash_mb=1)
+        pool = HostPool(1, d)
+        await pool.start()
+        session = EngineSession(replace(d, search_hosts=pool))
+        await pool.close()
+        with pytest.raises(SearchHostError, match="shutting down"):
+            await session.search(Board(), Limit(depth=2))
+
+    asyncio.run(main())
+
+
+def test_the_wire_refuses_what_is_not_a_frame() -> None:
+    frame = host_wire.encode(("ping", 1))
+    assert host_wire.read_message(io.BytesIO(frame)) == ("ping", 1)
+    assert host_wire.read_message(io.BytesIO(b"")) is None
+    with pytest.raises(host_wire.WireError, match="inside a frame"):
+        host_wire.read_message(io.BytesIO(frame[:-1]))
+    with pytest.raises(host_wire.WireError, match="out of step"):
+        host_wire.read_message(io.BytesIO(b"\xff\xff\xff\xff" + b"x" * 10))
+    with pytest.raises(host_wire.WireError, match="unreadable"):
+        host_wire.read_message(io.BytesIO(b"\x00\x00\x00\x03abc"))
+    with pytest.raises(host_wire.WireError, match="not a message"):
+        host_wire.read_message(io.BytesIO(host_wire.encode([1, 2])[:4] + host_wire.encode([1, 2])[4:]))
+
+
+class _Unpicklable(Exception):
+    def __init__(self, a: int, b: int) -> None:  # pickle calls it with one argument: fails
+        super().__init__(f"{a} and {b}")
+
+
+def test_errors_cross_the_pipe_as_they_are_or_by_name() -> None:
+    plain = SamuelError("no legal moves")
+    assert host_wire.portable_error(plain) is plain
+    odd = host_wire.portable_error(_Unpicklable(1, 2))
+    assert isinstance(odd, SamuelError) and str(odd) == "_Unpicklable: 1 and 2"
+
+
+def test_learners_in_search_processes_save_every_game(tmp_path: Path) -> None:
+    """Alpha and the rote memory live in the search processes: two games in two processes both
+    reach the polynomial's file (merged under its file lock) and the shared rote memory."""
+    from test_generalize_host import _play
+
+    from engine.learners.rote_store import RoteStore
+
+    rote = tmp_path / "rote.sqlite"
+
+    async def main() -> None:
+        d = SessionDefaults(mode="samuel", hash_mb=1, alpha="club", alpha_dir=str(tmp_path),
+                            rote=str(rote), rote_merge_every=5)
+        pool = HostPool(2, d)
+        await pool.start()
+        try:
+            a = EngineSession(replace(d, search_hosts=pool))
+            b = EngineSession(replace(d, search_hosts=pool))
+            await asyncio.gather(_play(a, 12), _play(b, 12))
+            assert len(pool.pids) == 2 and a._remote is not None and b._remote is not None
+            assert a._remote._host is not b._remote._host  # spread over both processes
+            await asyncio.gather(a.close(), b.close())
+        finally:
+            await pool.close()
+
+    asyncio.run(main())
+    saved = json.loads((tmp_path / "club.json").read_text())
+    assert saved["games"] == 2
+    assert len(RoteStore(rote)) >= 6  # both games' searched positions, flushed at close
