@@ -68,6 +68,8 @@ class SearchRun:
         self._info_interval = info_interval
         self._after = after
         self._stopped = threading.Event()
+        self.thread_id: int | None = None
+        """The native id of the thread the search runs on, once it has begun."""
         self.future: concurrent.futures.Future[SearchResult] = concurrent.futures.Future()
         """Done with the search's result or its error (``asyncio.wrap_future`` awaits it)."""
         submit(self._run)
@@ -75,6 +77,7 @@ class SearchRun:
     def _run(self) -> None:
         if not self.future.set_running_or_notify_cancel():
             return
+        self.thread_id = threading.get_native_id()
         try:
             searcher = self._prepare() if self._prepare is not None else self._searcher
             assert searcher is not None  # the constructor took one or the other

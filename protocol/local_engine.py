@@ -126,8 +126,10 @@ class _Workers:
         self._lock = threading.Lock()
         self.limit = limit
         self.idle_exit = idle_exit
-        self.niceness: int | None = SEARCH_NICENESS
-        """What each worker lowers itself to (None: it keeps the process's priority)."""
+        self.before_job: Callable[[], None] = lower_priority
+        """What a worker runs before each job: sets its priority (a search process sets its own)."""
+        self.hurry: Callable[[int], None] = lambda thread_id: None
+        """Raises a stopped search's thread (by native id) so it ends before the others' turn."""
 
     @property
     def threads(self) -> int:
@@ -145,8 +147,6 @@ class _Workers:
             threading.Thread(target=self._work, name="samuel-search", daemon=True).start()
 
     def _work(self) -> None:
-        if self.niceness is not None:
-            lower_priority(self.niceness)
         while True:
             with self._lock:
                 self._idle += 1
@@ -165,6 +165,7 @@ class _Workers:
                 self._queued -= 1
             try:
                 assert job is not None
+                self.before_job()  # also undoes a ``hurry`` of the last job
                 job()
             except BaseException:  # a job reports its own errors; the worker lives on
                 log.exception("search worker job failed")
@@ -347,8 +348,11 @@ class LocalEngine:
         would contend for the GIL).  The worker arms the search before it looks at the
         run's flag, so a stop is never lost between the two.
         """
-        if self._run is not None:
-            self._run.stop()
+        run = self._run
+        if run is not None:
+            run.stop()
+            if run.thread_id is not None and not run.done():
+                WORKERS.hurry(run.thread_id)
 
     def _end_alpha_game(self) -> None:
         if self.alpha is not None:

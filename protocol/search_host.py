@@ -179,10 +179,11 @@ def main(argv: list[str]) -> int:
     if first[0] != "setup":
         raise host_wire.WireError(f"expected setup first, got {first[0]!r}")
     defaults: SessionDefaults = first[1]
-    # All of this process, this reader too (a message wakes it, and it would take the server's
-    # core), runs below the server, before any worker thread exists so they all inherit it.
-    priority = search_priority.apply_to_process(defaults.search_priority)
-    WORKERS.niceness = None
+    # All of this process runs below the server, this reader too (a message wakes it, and it would
+    # take the server's core); set before any worker thread exists.
+    WORKERS.before_job = search_priority.apply_to_process(defaults.search_priority)
+    if defaults.search_priority == "idle":
+        WORKERS.hurry = search_priority.hurry
     for ev in first[2]:  # the operator's own evaluators, known by name in the server
         evaluators.register(ev)
     # Loaded now, so the first game does not wait: the rote memory and the endgame database.
@@ -193,7 +194,7 @@ def main(argv: list[str]) -> int:
             egdb.resolve(defaults.egdb)
         except Exception:
             log.exception("endgame database %s", defaults.egdb)
-    log.debug("search process %d ready, priority %s", os.getpid(), priority)
+    log.debug("search process %d ready, priority %s", os.getpid(), defaults.search_priority)
     host.send(("ready", os.getpid()))
     try:
         while True:

@@ -3,43 +3,80 @@
 The server's event loop needs little CPU but needs it at once: a ``ping`` or ``stop`` that
 waits behind 32 searches for its turn is answered late.  Measured with
 ``scripts/serve_load.py`` (32 games at 50 ms a move, 2 cores), the searches' priority
-decides the ping's 99th percentile: about 12 ms at nice 10, 8.6 ms at nice 19 and 4.7 ms
-in Linux's idle class, with the same nodes a move each time (the searches still get every
-cycle the server does not use).
+decides the ping's 99th percentile: about 12 ms at nice 10, 8.6 ms at nice 19 and under
+5 ms in Linux's idle class; at a fixed pace of moves the games get as many nodes a move as
+with threads (the searches still get every cycle the server does not use).
 
 * ``idle``: SCHED_IDLE, the default for ``samuel serve``.  Searches use only CPU nothing
-  else wants.  On a machine that also runs another busy program (an opponent engine that
-  ponders, a build) they get almost nothing: use ``normal`` there.
+  else wants; the process's reading thread runs at nice 19, above them, so a ``stop`` is
+  read at once.  On a machine that also runs another busy program (an opponent engine
+  that ponders, a build) the searches get almost nothing: use ``normal`` there.
 * ``low``: nice 10.
 * ``normal``: the server's own priority; a fair share against other programs.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
+import threading
+from collections.abc import Callable
 
 PRIORITIES = ("idle", "low", "normal")
 DEFAULT_PRIORITY = "idle"
 LOW_NICENESS = 10
 
 
-def apply_to_process(priority: str) -> str:
-    """Lower the calling process (its threads to come inherit it); returns what was done.
+def _nice(niceness: int) -> bool:
+    """Set the calling thread's nice value (Linux: a thread id is a valid PRIO_PROCESS target)."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), niceness)
+        return True
+    except (OSError, AttributeError):
+        return False
 
-    Where the idle class is missing (not Linux) ``idle`` falls back to the lowest nice."""
+
+def _idle_class() -> bool:
+    """Put the calling thread in the idle class (Linux's SCHED_IDLE applies per thread)."""
+    if not hasattr(os, "SCHED_IDLE"):
+        return False
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        return True
+    except OSError:
+        return False
+
+
+def hurry(thread_id: int) -> None:
+    """Lift a search thread out of the idle class (to nice 19) once its search is stopped: among
+    the process's other searches it would wait its turn to see the stop; now it runs first,
+    ends and answers.  The worker puts itself back before its next search."""
+    if not hasattr(os, "SCHED_IDLE"):
+        return
+    try:
+        os.sched_setscheduler(thread_id, os.SCHED_OTHER, os.sched_param(0))
+        os.setpriority(os.PRIO_PROCESS, thread_id, 19)
+    except OSError:  # the thread has ended meanwhile, or the platform refuses: it ends all the same
+        pass
+
+
+def apply_to_process(priority: str) -> Callable[[], None]:
+    """Lower the calling (reading) thread of a search process; returns what each search thread
+    runs as it starts.
+
+    With ``idle`` the reader stays in the normal class at nice 19: below the server, whose event
+    loop it must never keep waiting, yet above the searches, so a ``stop`` is read at once.
+    Where the idle class is missing (not Linux) the searches fall back to nice 19 too."""
     if priority not in PRIORITIES:
         raise ValueError(f"search priority {priority!r}: choose from {', '.join(PRIORITIES)}")
     if priority == "normal":
-        return "normal"
-    if priority == "idle" and hasattr(os, "SCHED_IDLE"):
-        try:
-            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-            return "idle"
-        except OSError:
-            pass
-    niceness = LOW_NICENESS if priority == "low" else 19
-    with contextlib.suppress(OSError, AttributeError):
-        os.setpriority(os.PRIO_PROCESS, 0, niceness)
-        return f"nice {niceness}"
-    return "normal (could not lower it)"
+        return lambda: None
+    if priority == "low":
+        _nice(LOW_NICENESS)
+        return lambda: None  # threads inherit the reader's nice value
+    _nice(19)
+
+    def search_thread() -> None:
+        if not _idle_class():
+            _nice(19)
+
+    return search_thread

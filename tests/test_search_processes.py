@@ -273,3 +273,43 @@ def test_learners_in_search_processes_save_every_game(tmp_path: Path) -> None:
     saved = json.loads((tmp_path / "club.json").read_text())
     assert saved["games"] == 2
     assert len(RoteStore(rote)) >= 6  # both games' searched positions, flushed at close
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="Linux's idle class")
+def test_idle_priority_puts_searches_below_the_reader_and_hurry_lifts_a_stopped_one() -> None:
+    import threading
+
+    from protocol import search_priority
+
+    seen: dict[str, object] = {}
+    release = threading.Event()
+    started = threading.Event()
+
+    def reader() -> None:  # a search process's reading thread, on a thread of its own here
+        seen["setup"] = search_priority.apply_to_process("idle")
+        me = threading.get_native_id()
+        seen["reader"] = (os.sched_getscheduler(0), os.getpriority(os.PRIO_PROCESS, me))
+
+    def search(setup: object) -> None:
+        assert callable(setup)
+        setup()
+        seen["search"] = os.sched_getscheduler(0)
+        seen["tid"] = threading.get_native_id()
+        started.set()
+        release.wait(10)
+        seen["hurried"] = os.sched_getscheduler(0)
+
+    t = threading.Thread(target=reader)
+    t.start()
+    t.join()
+    assert seen["reader"] == (os.SCHED_OTHER, 19)
+    s = threading.Thread(target=search, args=(seen["setup"],))
+    s.start()
+    assert started.wait(10)
+    assert seen["search"] == os.SCHED_IDLE
+    search_priority.hurry(int(seen["tid"]))  # type: ignore[call-overload]
+    release.set()
+    s.join()
+    assert seen["hurried"] == os.SCHED_OTHER
+    with pytest.raises(ValueError, match="choose from"):
+        search_priority.apply_to_process("urgent")
