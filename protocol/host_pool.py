@@ -134,11 +134,13 @@ class HostPool:
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()
             await proc.wait()
-            raise SearchHostError(f"search process {proc.pid} did not start: {exc or 'timed out'}") from None
+            why = str(exc) or f"no answer within {START_TIMEOUT:g} s"
+            raise SearchHostError(f"search process {proc.pid} did not start: {why}") from None
         if first is None or first[0] != "ready":
-            await proc.wait()
             host.alive = False
-            raise SearchHostError(f"search process {proc.pid} did not start: {host.describe_exit()}")
+            await _end(proc, grace=0.0 if first is not None else 2.0)
+            raise SearchHostError(f"search process {proc.pid} did not start: "
+                                  f"{host.describe_exit() if first is None else f'it said {first[0]!r}'}")
         host.reader = asyncio.ensure_future(self._read_loop(host))
         self._hosts.append(host)
         log.info("search process %d started (pid %d)", number, proc.pid)
@@ -161,6 +163,7 @@ class HostPool:
         if len(live) < self.processes:
             if self._spawning is None or self._spawning.done():
                 self._spawning = asyncio.ensure_future(self._spawn())
+                self._spawning.add_done_callback(_log_failed_spawn)
             if not live:
                 return await asyncio.shield(self._spawning)
         return min(live, key=lambda h: len(h.sessions))
@@ -251,6 +254,12 @@ class HostPool:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await asyncio.wait_for(h.reader, 5)
         self._hosts.clear()
+
+
+def _log_failed_spawn(task: asyncio.Task[_Host]) -> None:
+    # Whoever awaited it has the error too; this keeps it from going unread when nobody did.
+    if not task.cancelled() and task.exception() is not None:
+        log.error("could not replace a search process: %s", task.exception())
 
 
 async def _end(proc: asyncio.subprocess.Process, grace: float = 2.0) -> None:

@@ -12,13 +12,15 @@ the server's event loop.  This process's log records go to the server's log.
 The main thread reads.  ``stop`` and ``new_game`` act at once; a search starts on a worker
 thread; ``prepare`` and ``close`` (which may build or free a big table, or merge a rote
 memory) run on a worker thread and answer when done.  When stdin ends (the server has gone)
-or ``quit`` comes, every search is stopped, the learners' work is saved and the process exits.
+or ``quit`` comes, every search is stopped, the learners' work is saved and the process exits;
+SIGINT and SIGTERM are ignored (the server, which gets them too, ends it that way).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
 import threading
 from typing import Any, BinaryIO
@@ -162,6 +164,11 @@ class SearchHost:
 
 
 def main(argv: list[str]) -> int:
+    # Ctrl-C in the server's terminal (and a service manager's SIGTERM to the whole group) reaches
+    # this process too; the server decides when it ends: by ``quit``, or by its pipe closing when it
+    # is gone.  Either way the learners' work is saved first.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_IGN)
     wire_in = os.fdopen(os.dup(0), "rb", buffering=0)
     wire_out = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)  # a stray print goes to stderr, never into a frame

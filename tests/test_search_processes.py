@@ -10,12 +10,11 @@ import json
 import logging
 import os
 import signal
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from serving import running
 from test_contempt import quiet_walk
 
 from engine import evaluators
@@ -35,16 +34,6 @@ pytestmark = pytest.mark.timeout(120)
 def settings(**defaults: object) -> ServerSettings:
     d = SessionDefaults(**{"hash_mb": 1, "search_processes": 1, **defaults})  # type: ignore[arg-type]
     return ServerSettings(dxp_port=0, cb_port=0, defaults=d, dxp_movetime=0.02)
-
-
-@asynccontextmanager
-async def running(s: ServerSettings) -> AsyncIterator[Server]:
-    server = Server(s, hub_port=0)
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.close()
 
 
 class Lines:
