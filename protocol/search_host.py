@@ -189,7 +189,7 @@ def main(argv: list[str]) -> int:
     # All of this process runs below the server, this reader too (a message wakes it, and it would
     # take the server's core); set before any worker thread exists.
     WORKERS.before_job = search_priority.apply_to_process(defaults.search_priority)
-    if defaults.search_priority == "idle":
+    if defaults.search_priority in ("idle", "batch"):
         WORKERS.hurry = search_priority.hurry
     for ev in first[2]:  # the operator's own evaluators, known by name in the server
         evaluators.register(ev)

@@ -302,3 +302,28 @@ def test_idle_priority_puts_searches_below_the_reader_and_hurry_lifts_a_stopped_
     assert seen["hurried"] == os.SCHED_OTHER
     with pytest.raises(ValueError, match="choose from"):
         search_priority.apply_to_process("urgent")
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_BATCH"), reason="Linux's batch class")
+def test_batch_priority_puts_searches_in_the_batch_class() -> None:
+    import threading
+
+    from protocol import search_priority
+
+    seen: dict[str, object] = {}
+
+    def reader() -> None:
+        seen["setup"] = search_priority.apply_to_process("batch")
+
+    def search() -> None:
+        setup = seen["setup"]
+        assert callable(setup)
+        setup()
+        seen["class"] = os.sched_getscheduler(0)
+        seen["nice"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    for target in (reader, search):
+        t = threading.Thread(target=target)
+        t.start()
+        t.join()
+    assert (seen["class"], seen["nice"]) == (os.SCHED_BATCH, 19)
