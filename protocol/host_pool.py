@@ -119,9 +119,9 @@ class HostPool:
         level = logging.getLogger().getEffectiveLevel()  # a number: any level, even one without a name
         try:
             proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "protocol.search_host", str(level),
+                sys.executable, "-c", _BOOT, _PACKAGE_ROOT, str(level),
                 stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                limit=host_wire.MAX_FRAME + host_wire.HEADER, cwd=os.getcwd(), env=_child_env())
+                limit=host_wire.MAX_FRAME + host_wire.HEADER)
         except OSError as exc:
             raise SearchHostError(f"cannot start a search process: {exc}") from None
         host = _Host(proc, number)
@@ -285,12 +285,11 @@ async def _read(stream: asyncio.StreamReader) -> tuple[Any, ...] | None:
     return host_wire.decode(payload)
 
 
-def _child_env() -> dict[str, str]:
-    # The host imports this package the way the server did, whether installed or run from a checkout.
-    env = dict(os.environ)
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return env
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+"""Where the server imported this package from: the search process imports the same copy,
+ahead of anything in its working directory (which stays the server's, for relative paths)."""
+_BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); from protocol.search_host import main; "
+         "sys.exit(main(sys.argv[2:]))")
 
 
 _SIDS = itertools.count(1)

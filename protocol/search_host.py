@@ -2,6 +2,8 @@
 
     python -m protocol.search_host LOG_LEVEL    (a number or a name)
 
+(the pool starts it with ``python -c`` so that it imports the server's own copy of the package).
+
 Started by ``protocol.host_pool``.  Messages come in on stdin and go out on stdout
 (``protocol.host_wire``); the process's own standard output is pointed at stderr first, so
 nothing printed by accident can break a frame.  Each session is a ``LocalEngine``: its
