@@ -190,7 +190,6 @@ class HostPool:
         error = SearchHostError(f"the search process (pid {host.pid}) ended: {host.describe_exit()}; "
                                 "the search is lost (the next one starts afresh)")
         for pending in list(host.pending.values()):
-            pending.engine.lost(host)
             if not pending.future.done():
                 pending.future.set_exception(error)
         host.pending.clear()
@@ -222,8 +221,8 @@ class HostPool:
         if pending.future.done():
             return
         if kind == "failed":
-            _, _, _, exc, table_mb, hash_value = message
-            pending.engine.failed(table_mb, hash_value)
+            _, _, _, exc, hash_value = message
+            pending.engine.failed(hash_value)
             pending.future.set_exception(exc)
         elif kind == "result":
             pending.future.set_result(Reply(message[3], message[4]))
@@ -302,7 +301,7 @@ class RemoteEngine:
 
     Bound to a host at its first request; a host that dies unbinds it, and the next request
     opens the session afresh on a live host (empty table, learners reloaded from their files).
-    ``failed`` and ``lost`` are the pool's calls back.
+    ``failed`` is the pool's call back.
     """
 
     def __init__(self, pool: HostPool, defaults: SessionDefaults) -> None:
@@ -375,10 +374,6 @@ class RemoteEngine:
             host.sessions.discard(self.sid)
             self._host = None
 
-    def failed(self, table_mb: int | None, hash_value: str | None) -> None:
+    def failed(self, hash_value: str | None) -> None:
         if hash_value is not None and self.on_hash_restored is not None:
             self.on_hash_restored(hash_value)
-
-    def lost(self, host: _Host) -> None:
-        if self._host is host:
-            self._host = None

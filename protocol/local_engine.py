@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import queue
 import sys
 import threading
@@ -29,6 +28,7 @@ from engine.runner import SearchRun
 from engine.search import DEFAULT_CONTEMPT, Searcher, SearchInfo, SearchResult
 from protocol.memory_budget import HashBudget
 from protocol.options import EngineOptions
+from protocol.search_priority import thread_nice
 
 if TYPE_CHECKING:
     from protocol.host_pool import HostPool
@@ -95,12 +95,9 @@ SEARCH_NICENESS = 10
 search (Linux schedules threads, and processes, by nice)."""
 
 
-def lower_priority(niceness: int = SEARCH_NICENESS) -> None:
-    """Make the calling thread nicer (Linux: a thread id is a valid PRIO_PROCESS target;
-    elsewhere this may apply to the process or be refused, and searching works either way)."""
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError, AttributeError):
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), niceness)
+def lower_priority() -> None:
+    """Make the calling search thread nicer than the event loop."""
+    thread_nice(SEARCH_NICENESS)
 
 
 class _Workers:

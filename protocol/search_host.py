@@ -76,8 +76,7 @@ class SearchHost:
         if not isinstance(exc, SamuelError):  # a bug, not a refusal: keep its trace in the log
             log.error("session %d: request %d failed", sid, rid, exc_info=exc)
         hash_value = engine.options.values["hash"] if engine is not None else None
-        table = engine.table_mb if engine is not None else None
-        self.send(("failed", sid, rid, host_wire.portable_error(exc), table, hash_value))
+        self.send(("failed", sid, rid, host_wire.portable_error(exc), hash_value))
 
     def _in_background(self, sid: int, rid: int, engine: LocalEngine, job: Any) -> None:
         def run() -> None:
@@ -112,8 +111,7 @@ class SearchHost:
             return True
         rid = int(message[2])
         if engine is None:
-            self.send(("failed", sid, rid, host_wire.WireError(f"no session {sid} in this process"),
-                       None, None))
+            self.send(("failed", sid, rid, host_wire.WireError(f"no session {sid} in this process"), None))
             return True
         if kind == "search":
             _, _, _, board, limit, info_interval, use_book, values, reports = message
@@ -126,7 +124,7 @@ class SearchHost:
             del self._engines[sid]
             self._in_background(sid, rid, engine, engine.close)
         else:
-            self.send(("failed", sid, rid, host_wire.WireError(f"unknown message {kind!r}"), None, None))
+            self.send(("failed", sid, rid, host_wire.WireError(f"unknown message {kind!r}"), None))
         return True
 
     def _search(self, sid: int, rid: int, engine: LocalEngine, board: Any, limit: Any,

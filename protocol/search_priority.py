@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import threading
 from collections.abc import Callable
 
@@ -31,13 +32,12 @@ DEFAULT_PRIORITY = "idle"
 LOW_NICENESS = 10
 
 
-def _nice(niceness: int) -> bool:
-    """Set the calling thread's nice value (Linux: a thread id is a valid PRIO_PROCESS target)."""
-    try:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), niceness)
-        return True
-    except (OSError, AttributeError):
-        return False
+def thread_nice(niceness: int) -> None:
+    """Set the calling thread's nice value.  Only on Linux, where a thread id is a valid
+    PRIO_PROCESS target (elsewhere the id could name another process); searching works either way."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), niceness)
 
 
 def _idle_class() -> bool:
@@ -76,22 +76,22 @@ def apply_to_process(priority: str) -> Callable[[], None]:
     if priority == "normal":
         return lambda: None
     if priority == "low":
-        _nice(LOW_NICENESS)
+        thread_nice(LOW_NICENESS)
         return lambda: None  # threads inherit the reader's nice value
     if priority == "batch":
-        _nice(19)
+        thread_nice(19)
 
         def batch_thread() -> None:
             if hasattr(os, "SCHED_BATCH"):
                 with contextlib.suppress(OSError):
                     os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
-            _nice(19)
+            thread_nice(19)
 
         return batch_thread
-    _nice(19)
+    thread_nice(19)
 
     def search_thread() -> None:
         if not _idle_class():
-            _nice(19)
+            thread_nice(19)
 
     return search_thread

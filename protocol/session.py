@@ -18,13 +18,10 @@ from collections.abc import Callable
 from engine import egdb, timeman
 from engine.board import Board
 from engine.errors import SamuelError
-from engine.learners.generalize_host import HostedAlpha
-from engine.learners.rote import RoteMemory
 from engine.limits import Limit
 from engine.search import Searcher, SearchInfo, SearchResult
 from protocol.host_pool import RemoteEngine, Reply, SearchHostError
 from protocol.local_engine import (
-    SEARCH_NICENESS,
     LocalEngine,
     SearchBusyError,
     SessionClosedError,
@@ -33,7 +30,7 @@ from protocol.local_engine import (
 )
 from protocol.options import SPECS, EngineOptions
 
-__all__ = ["SEARCH_NICENESS", "EngineSession", "SearchBusyError", "SessionClosedError", "SessionDefaults",
+__all__ = ["EngineSession", "SearchBusyError", "SessionClosedError", "SessionDefaults",
            "TableMemoryError"]
 
 
@@ -71,14 +68,6 @@ class EngineSession:
     def in_process(self) -> bool:
         """True when this session's searches run on threads of this process."""
         return self._local is not None
-
-    @property
-    def rote(self) -> RoteMemory | None:
-        return self._local.rote if self._local is not None else None
-
-    @property
-    def alpha(self) -> HostedAlpha | None:
-        return self._local.alpha if self._local is not None else None
 
     # ---- configuration ----
 
