@@ -107,6 +107,11 @@ int ckr_has_capture(const ckr_pos *pos);
 int ckr_count_moves(const ckr_pos *pos);
 void ckr_make(ckr_pos *pos, const ckr_move *move);
 void ckr_unmake(ckr_pos *pos, const ckr_move *move);
+/* How many of n moves are legal one after another from pos.  Move k is given by its path of
+ * squares (1..32, the start then every landing square): lens[k] of them, all moves' paths one
+ * after another in squares.  A path names one move exactly (each jump's captured piece lies
+ * between its two squares).  For checking a reported line without building every position. */
+int ckr_legal_prefix(const ckr_pos *pos, const uint8_t *squares, const uint8_t *lens, int n);
 
 /* ---- perft ---- */
 uint64_t ckr_perft(const ckr_pos *pos, int depth, int bulk);

@@ -206,6 +206,36 @@ void ckr_make(ckr_pos *p, const ckr_move *m)
     p->side = us ^ 1;
 }
 
+static int path_is(const ckr_move *m, const uint8_t *squares, int len)
+{
+    int steps = m->ncaps ? m->ncaps : 1;
+    if (len != steps + 1 || ckr_bit_to_square(m->from) != squares[0])
+        return 0;
+    if (!m->ncaps)
+        return ckr_bit_to_square(m->to) == squares[1];
+    for (int j = 0; j < m->ncaps; j++)
+        if (ckr_bit_to_square(m->path[j]) != squares[j + 1])
+            return 0;
+    return 1;
+}
+
+int ckr_legal_prefix(const ckr_pos *start, const uint8_t *squares, const uint8_t *lens, int n)
+{
+    ckr_pos pos = *start;
+    ckr_move buf[CKR_MAX_MOVES];
+    for (int k = 0; k < n; k++) {
+        int count = ckr_gen_moves(&pos, buf), found = -1;
+        for (int i = 0; i < count && found < 0; i++)
+            if (path_is(&buf[i], squares, lens[k]))
+                found = i;
+        if (found < 0)
+            return k;
+        ckr_make(&pos, &buf[found]);
+        squares += lens[k];
+    }
+    return n;
+}
+
 void ckr_unmake(ckr_pos *p, const ckr_move *m)
 {
     int us = p->side ^ 1;

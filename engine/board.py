@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from engine import core
@@ -185,6 +185,11 @@ class Board:
 
     def is_legal(self, move: Move) -> bool:
         return move in self.legal_moves
+
+    def legal_prefix(self, moves: Sequence[Move]) -> int:
+        """How many of ``moves`` are legal one after another from here (the board is not changed):
+        checks a whole principal variation in one call to the core."""
+        return core.legal_prefix(self._state.raw, [m.path for m in moves])
 
     def parse_move(self, text: str) -> Move:
         """Match PDN move text against the legal moves.

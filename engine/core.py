@@ -97,6 +97,18 @@ def legal_moves(raw: RawPosition) -> list[RawMove]:
     return [_raw_move(buf[i]) for i in range(n)]
 
 
+def legal_prefix(raw: RawPosition, paths: Sequence[Sequence[Square]]) -> int:
+    """How many of the moves, each given by its path of squares, are legal in sequence from ``raw``
+    (one C call, however long the line)."""
+    if not paths:
+        return 0
+    flat = [s for p in paths for s in p]
+    if any(not 1 <= s <= 32 for s in flat) or any(not 2 <= len(p) <= 13 for p in paths):
+        raise ValueError("a move's path is 2 to 13 squares, each 1..32")
+    return int(lib.ckr_legal_prefix(_new_pos(raw), ffi.new("uint8_t[]", flat),
+                                     ffi.new("uint8_t[]", [len(p) for p in paths]), len(paths)))
+
+
 def apply_move(raw: RawPosition, index: int) -> tuple[RawPosition, int]:
     """The position after the ``index``-th move of ``legal_moves(raw)``, and its hash."""
     pos = _new_pos(raw)

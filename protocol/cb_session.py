@@ -403,13 +403,7 @@ class CbSession:
 
 def _status_of(board: Board, info: SearchInfo) -> str:
     book = f"book move {g.move_text(info.pv[0])}: " if info.book and info.pv else ""
-    pv: list[str] = []
-    b = board.copy()
-    for m in info.pv:
-        if not b.is_legal(m):
-            break
-        pv.append(g.move_text(m))
-        b.push(m)
+    pv = [g.move_text(m) for m in info.pv[:board.legal_prefix(info.pv)]]
     fields = g.StatusFields(info.depth, info.seldepth, str(info.score), info.time, info.nodes, info.nps,
                             tuple(pv), info.machine_time)
     return book + g.status_text(fields)

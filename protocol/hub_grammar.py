@@ -249,14 +249,7 @@ def parse_moves(board: Board, text: str) -> list[Move]:
 
 def format_pv(board: Board, pv: Sequence[Move]) -> str:
     """The PV in Hub form, up to its first move that is not legal in sequence."""
-    b = board.copy()
-    out: list[str] = []
-    for m in pv:
-        if not b.is_legal(m):
-            break
-        out.append(format_move(m))
-        b.push(m)
-    return " ".join(out)
+    return " ".join(format_move(m) for m in pv[:board.legal_prefix(pv)])
 
 
 # ---------------------------------------------------------------- positions

@@ -3,7 +3,8 @@
 
     .venv/bin/python scripts/serve_load.py [--clients 32] [--dialects cb,hub,dxp] [--movetime 0.05]
                                            [--hash 4] [--hash-budget MB] [--repeat K] [--max-plies 300]
-                                           [--pace S] [--search-processes N] [--search-priority P]
+                                           [--pace S] [--duration S] [--search-processes N]
+                                           [--search-priority P]
                                            [--server-log FILE] [--server-log-level L]
 
 It starts ``samuel serve`` (DXP, cb and Hub on free loopback ports), then opens
@@ -33,9 +34,14 @@ script's own event loop, which is busy with 32 games.  Hub games also report
 the nodes of each searched move, and their sum over the load's seconds; with
 ``--pace S`` the cb and Hub clients ask for a move every S seconds (random
 phase), so every game searches the same share of the time and nodes a move
-compare fairly between server set-ups.  ``--search-processes`` and
-``--search-priority`` are passed to the server; memory and threads are summed
-over the server and its search processes.
+compare fairly between server set-ups; with ``--duration S`` as well, every
+client plays game after game for S seconds, so as many games search at the end
+as at the start (without it, games that end early leave fewer searching).  Hub
+games also give each search's own speed (the nodes and time of its last info
+line) and the move time from ``go think`` to ``done``.  ``--search-processes``
+and ``--search-priority`` are passed to the server; memory and threads are
+summed over the server and its search processes, and CPU seconds over the load
+are given for the server, its search processes, this script and the idle cores.
 
 It prints a table per dialect and writes every figure as JSON (``--out``).
 """
@@ -91,6 +97,11 @@ class GameReport:
     """Pings answered while the search was still running (cb, Hub)."""
     nodes: list[int] = field(default_factory=list)
     """Nodes of each searched move (Hub: its last info line), to compare search speed per game."""
+    search_s: list[float] = field(default_factory=list)
+    """Hub: the time of the same info line (the search's own clock), so nodes per second compare
+    even where one set-up lets its searches run longer than another."""
+    move_ms: list[float] = field(default_factory=list)
+    """Hub: from ``go think`` sent to ``done`` received, per move (the move time kept, or overrun)."""
     error: str = ""
 
 
@@ -132,7 +143,7 @@ async def play_cb(report: GameReport, port: int, fen: str, args: argparse.Namesp
     c = Lines(*await asyncio.open_connection("127.0.0.1", port), timeout=60 + 20 * args.movetime)
     pace = Pace(args.pace, random.Random(report.client))
     try:
-        while board.outcome() is None and report.plies < args.max_plies:
+        while board.outcome() is None and report.plies < args.max_plies and not over(args):
             moves = " ".join(m.long for m in board.move_stack)
             await c.send(f"set gamehist {initial} {moves}".rstrip())
             await c.until("reply")
@@ -191,18 +202,19 @@ async def play_hub(report: GameReport, port: int, fen: str, args: argparse.Names
         await c.until("ready")
         await c.send(hg.format_level(Limit(movetime=args.movetime)))
         pace = Pace(args.pace, random.Random(report.client))
-        while board.outcome() is None and report.plies < args.max_plies:
+        while board.outcome() is None and report.plies < args.max_plies and not over(args):
             moves = " ".join(hg.format_move(m) for m in board.move_stack)
             pos = hg.format_line("pos", [("pos", start), ("moves", moves)] if moves else [("pos", start)],
                                  always_quote=["moves"])
             await c.send(pos)
             await pace.wait()
             await c.send("go think")
+            go_at = time.perf_counter()
             await asyncio.sleep(args.movetime * 0.3)
             ping_at = time.perf_counter()
             await c.send("ping")
             moved = ponged = False
-            last_nodes = 0
+            last_nodes, last_time = 0, 0.0
             while not (moved and ponged):
                 text = await c.next()
                 if text == "pong":
@@ -215,9 +227,12 @@ async def play_hub(report: GameReport, port: int, fen: str, args: argparse.Names
                     info = hg.tokenize(text)
                     if info is not None and info.args.get("nodes"):
                         last_nodes = int(info.require("nodes"))
+                        last_time = float(info.args.get("time", "0"))
                 elif text.startswith("done"):
+                    report.move_ms.append((time.perf_counter() - go_at) * 1000)
                     if last_nodes:
                         report.nodes.append(last_nodes)
+                        report.search_s.append(last_time)
                     line = hg.tokenize(text)
                     assert line is not None
                     if not _move_or_illegal(board, line.require("move"), report,
@@ -256,7 +271,7 @@ async def play_dxp(report: GameReport, port: int, fen: str, args: argparse.Names
         if not isinstance(acc, dg.GameAcc) or acc.code != dg.ACCEPT:
             raise ConnectionError(f"game not accepted: {acc}")
         sent_at = time.perf_counter()
-        while board.outcome() is None and report.plies < args.max_plies:
+        while board.outcome() is None and report.plies < args.max_plies and not over(args):
             if board.turn != server_colour:
                 move = rng.choice(board.legal_moves)
                 board.push(move)
@@ -286,15 +301,30 @@ PLAYERS: dict[str, Callable[[GameReport, int, str, argparse.Namespace], Awaitabl
 }
 
 
-async def play_one(index: int, dialect: str, port: int, ballot: tuple[str, str],
-                   args: argparse.Namespace) -> GameReport:
-    report = GameReport(index, dialect, ballot[0])
-    try:
-        await PLAYERS[dialect](report, port, ballot[1], args)
-    except (OSError, ConnectionError, asyncio.TimeoutError, asyncio.IncompleteReadError, SamuelError,
-            ValueError) as exc:
-        report.error = f"{type(exc).__name__}: {exc}"
-    return report
+def over(args: argparse.Namespace) -> bool:
+    """With ``--duration``, whether the round's time is up (games still going stop, unfinished)."""
+    return args.deadline is not None and time.perf_counter() >= args.deadline
+
+
+async def play_one(index: int, dialect: str, port: int, ballots: list[tuple[str, str]],
+                   args: argparse.Namespace) -> list[GameReport]:
+    """One client's games: one, or with ``--duration`` one after another (the next ballot each
+    time) until the time is up, so that as many games search at the end of the load as at its start."""
+    reports: list[GameReport] = []
+    k = index
+    while True:
+        ballot = ballots[k % len(ballots)]
+        report = GameReport(index, dialect, ballot[0])
+        reports.append(report)
+        try:
+            await PLAYERS[dialect](report, port, ballot[1], args)
+        except (OSError, ConnectionError, asyncio.TimeoutError, asyncio.IncompleteReadError, SamuelError,
+                ValueError) as exc:
+            report.error = f"{type(exc).__name__}: {exc}"
+            return reports
+        if args.deadline is None or over(args):
+            return reports
+        k += args.clients
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -337,6 +367,50 @@ def tree_status(pid: int) -> dict[str, int]:
             total["Threads"] += st.get("Threads", 0)
             total["Processes"] += 1
     return total
+
+
+TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU a process (all its threads) has used, from /proc (0 where there is none)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / TICK  # utime and stime, fields 14 and 15 of stat
+
+
+def machine_cpu() -> dict[str, float]:
+    """Seconds every core together spent busy, idle and stolen by the hypervisor, from /proc/stat."""
+    try:
+        first = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    except OSError:
+        return {}
+    t = [int(x) / TICK for x in first]
+    idle = t[3] + t[4]
+    steal = t[7] if len(t) > 7 else 0.0
+    return {"busy": sum(t[:8]) - idle - steal, "idle": idle, "steal": steal}
+
+
+class CpuUse:
+    """Where the CPU went during the load: the server's event loop, its search processes, this
+    load generator (with its probe), what was left idle and what the hypervisor took."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.start = self._sample()
+
+    def _sample(self) -> dict[str, float]:
+        kids = children(self.pid)
+        own = os.times()
+        return {"server": cpu_seconds(self.pid), "search": sum(cpu_seconds(c) for c in kids),
+                "load": own.user + own.system + own.children_user + own.children_system,
+                **machine_cpu()}
+
+    def since_start(self) -> dict[str, float]:
+        now = self._sample()
+        return {k: round(now[k] - self.start.get(k, 0.0), 2) for k in now}
 
 
 def rss_mb(pid: int) -> float:
@@ -436,9 +510,10 @@ async def one_round(args: argparse.Namespace, ports: dict[str, int], pid: int,
     receive, send = ctx.Pipe(duplex=False)
     probe = ctx.Process(target=run_probe, args=(ports["cb"], stop, send), daemon=True)
     probe.start()
-    games = [play_one(i, d, ports[d], ballots[i % len(ballots)], args)
+    args.deadline = time.perf_counter() + args.duration if args.duration > 0 else None
+    games = [play_one(i, d, ports[d], ballots, args)
              for i, d in enumerate(args.dialects[i % len(args.dialects)] for i in range(args.clients))]
-    reports = list(await asyncio.gather(*games))
+    reports = [r for client in await asyncio.gather(*games) for r in client]
     done.set()
     await sampler
     stop.set()
@@ -455,8 +530,10 @@ def summarize(reports: list[GameReport], dialect: str) -> dict[str, object]:
     lat = [x for r in rs for x in r.latency_ms]
     mid = [x for r in rs for x in r.mid_search_ms]
     nodes = [x for r in rs for x in r.nodes]
+    moves = [x for r in rs for x in r.move_ms]
+    searched = sum(x for r in rs for x in r.search_s)
     return {
-        "clients": len(rs),
+        "games": len(rs),
         "finished": sum(1 for r in rs if r.result != "*" and not r.error and not r.illegal),
         "moves": sum(r.plies for r in rs),
         "illegal": sum(len(r.illegal) for r in rs),
@@ -466,6 +543,9 @@ def summarize(reports: list[GameReport], dialect: str) -> dict[str, object]:
         "max": max(lat, default=float("nan")), "mean": statistics.fmean(lat) if lat else float("nan"),
         "mid_search_p50": percentile(mid, 0.5), "mid_search_p99": percentile(mid, 0.99),
         "nodes_per_move": statistics.fmean(nodes) if nodes else float("nan"),
+        "nodes_per_search_s": sum(nodes) / searched if searched else float("nan"),
+        "move_ms_p50": percentile(moves, 0.5), "move_ms_p99": percentile(moves, 0.99),
+        "move_ms_max": max(moves, default=float("nan")),
     }
 
 
@@ -483,6 +563,9 @@ def main() -> int:
                         "(idle search threads retire after 30 s)")
     p.add_argument("--pace", type=float, default=0.0, metavar="S",
                    help="cb and Hub clients ask for a move every S seconds at most (0: as soon as they can)")
+    p.add_argument("--duration", type=float, default=0.0, metavar="S",
+                   help="every client plays game after game for S seconds (0: one game each); with "
+                        "--pace the number of games searching at once then stays the same to the end")
     p.add_argument("--search-processes", type=int, default=None,
                    help="the server's --search-processes (default: its own, one per core; 0: threads)")
     p.add_argument("--search-priority", default="", help="the server's --search-priority (default: its own)")
@@ -504,6 +587,7 @@ def main() -> int:
         before = rss_mb(pid)
         t0 = time.perf_counter()
         load_s = 0.0
+        cpu = CpuUse(pid)
         try:
             for k in range(args.repeat):
                 started = time.perf_counter()
@@ -515,6 +599,7 @@ def main() -> int:
                                "after_rss_mb": round(status.get("VmRSS", 0) / 1024, 1),
                                "threads_after": status.get("Threads", 0)})
                 all_reports += reports
+            cpu_use = cpu.since_start()
             time.sleep(max(0.0, args.idle_wait - SETTLE_S))
             idle = tree_status(pid)
         finally:
@@ -530,6 +615,7 @@ def main() -> int:
         "rss_before_mb": round(before, 1), "per_round": rounds, "per_dialect": per_dialect,
         "idle_after_s": args.idle_wait, "idle_rss_mb": round(idle.get("VmRSS", 0) / 1024, 1),
         "idle_threads": idle.get("Threads", 0), "search_processes": idle.get("Processes", 1) - 1,
+        "cpu_s": cpu_use,
     }
     paced = f", a move every {args.pace:g} s" if args.pace > 0 else ""
     print(f"{args.clients} clients ({', '.join(args.dialects)}) at {args.movetime} s/move{paced}, "
@@ -539,7 +625,7 @@ def main() -> int:
           f"{'measure':15} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}")
     errors: list[str] = []
     for d, s in per_dialect.items():
-        print(f"{d:8} {s['clients']:>7} {s['finished']:>8} {s['moves']:>6} {s['illegal']:>7}  "
+        print(f"{d:8} {s['games']:>7} {s['finished']:>8} {s['moves']:>6} {s['illegal']:>7}  "
               f"{s['measure']:15} {s['p50']:8.2f} {s['p99']:8.2f} {s['max']:8.2f}")
         errors += s["errors"]  # type: ignore[arg-type]
     print("(probe: a separate process pinging over one idle cb connection every "
@@ -551,6 +637,21 @@ def main() -> int:
         print(f"search speed (Hub games): {per_dialect['hub']['nodes_per_move']:,.0f} nodes a move "
               f"at {args.movetime * 1000:g} ms; all their searches together "
               f"{summary['hub_nodes_per_s'] / 1e6:.2f} M nodes/s over {load_s:.1f} s of load")
+        hub = per_dialect["hub"]
+        print(f"each Hub search by its own clock: {hub['nodes_per_search_s'] / 1e6:.3f} M nodes/s "
+              "(the nodes and time of its last info line)")
+        print(f"Hub move time (go think to done, at {args.movetime * 1000:g} ms): "
+              f"p50 {hub['move_ms_p50']:.1f}, p99 {hub['move_ms_p99']:.1f}, max {hub['move_ms_max']:.1f} ms")
+    if cpu_use:
+        searching = "search processes" if summary["search_processes"] else "server (with its searches)"
+        search_cpu = cpu_use["search"] if summary["search_processes"] else cpu_use["server"]
+        print(f"CPU seconds over the load: {searching} {search_cpu:.1f}"
+              + (f", server {cpu_use['server']:.1f}" if summary["search_processes"] else "")
+              + f", this load generator {cpu_use['load']:.1f}; every core together: busy "
+              f"{cpu_use.get('busy', 0):.1f}, idle {cpu_use.get('idle', 0):.1f}, "
+              f"stolen {cpu_use.get('steal', 0):.1f}")
+        if "hub" in per_dialect and search_cpu > 0 and len(args.dialects) == 1:
+            print(f"Hub nodes per searching CPU second: {hub_nodes / search_cpu / 1e6:.2f} M")
     if "dxp" in per_dialect:
         print(f"(DXP has no ping: its figure is the time from our MOVE to the server's, "
               f"which includes the {args.movetime * 1000:g} ms move time)")

@@ -225,3 +225,45 @@ def test_a_trimmed_board_keeps_what_search_and_the_draw_rules_read(seed: int) ->
         board.push(move)
         t.push(move)
     assert pickle.loads(pickle.dumps(t)).fen() == t.fen()
+
+
+def _legal_prefix_slowly(board: Board, moves: list[Move]) -> int:
+    b = board.copy()
+    for k, m in enumerate(moves):
+        if not b.is_legal(m):
+            return k
+        b.push(m)
+    return len(moves)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_legal_prefix_matches_pushing_the_moves_one_by_one(seed: int) -> None:
+    import random
+
+    rng = random.Random(seed)
+    board = Board()
+    for _ in range(rng.randrange(0, 60)):
+        if board.outcome() is not None:
+            break
+        board.push(rng.choice(board.legal_moves))
+    line: list[Move] = []
+    b = board.copy()
+    for _ in range(rng.randrange(0, 20)):
+        if b.outcome() is not None:
+            break
+        m = rng.choice(b.legal_moves)
+        line.append(m)
+        b.push(m)
+    if line and rng.random() < 0.5:  # spoil one move: a move of the other side, or from another position
+        k = rng.randrange(len(line))
+        other = Board().legal_moves if k % 2 else line[(k + 1) % len(line):][:1] or Board().legal_moves
+        line[k] = other[0]
+    before = board.fen()
+    assert board.legal_prefix(line) == _legal_prefix_slowly(board, line)
+    assert board.fen() == before
+
+
+def test_legal_prefix_refuses_paths_off_the_board() -> None:
+    with pytest.raises(ValueError, match="path"):
+        Board().legal_prefix([Move((9, 33), ())])
+    assert Board().legal_prefix([]) == 0

@@ -189,6 +189,32 @@ static int egdb_check(ckr_engine *e)
     return bad;
 }
 
+/* The searched PV, as squares, is legal in whole; a line spoiled at move k is legal up to k. */
+static int legal_prefix_check(const ckr_pos *p, const ckr_info *info)
+{
+    uint8_t squares[CKR_MAX_PV * 13], lens[CKR_MAX_PV];
+    int at = 0, bad = 0;
+    for (int k = 0; k < info->pvlen; k++) {
+        const ckr_move *m = &info->pv[k];
+        squares[at++] = (uint8_t)ckr_bit_to_square(m->from);
+        if (!m->ncaps)
+            squares[at++] = (uint8_t)ckr_bit_to_square(m->to);
+        for (int j = 0; j < m->ncaps; j++)
+            squares[at++] = (uint8_t)ckr_bit_to_square(m->path[j]);
+        lens[k] = (uint8_t)(m->ncaps ? m->ncaps + 1 : 2);
+    }
+    int whole = ckr_legal_prefix(p, squares, lens, info->pvlen);
+    int spoiled = -1;
+    if (info->pvlen >= 3) {
+        squares[lens[0] + lens[1] - 1] ^= 1; /* move 2 now lands elsewhere */
+        spoiled = ckr_legal_prefix(p, squares, lens, info->pvlen);
+    }
+    printf("legal prefix: pv %d whole %d spoiled %d\n", info->pvlen, whole, spoiled);
+    if (whole != info->pvlen || (info->pvlen >= 3 && spoiled != 1))
+        bad = 1;
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     int maxdepth = argc > 1 ? atoi(argv[1]) : 8;
@@ -221,6 +247,8 @@ int main(int argc, char **argv)
                    info.depth, info.score, (long long)info.nodes, info.pvlen);
             if (n != 7 || info.pvlen < 1)
                 bad = 1;
+            if (mode == CKR_MODE_PVS)
+                bad |= legal_prefix_check(&p, &info);
         }
         lim.mode = CKR_MODE_PVS;
         lim.depth = 9;
