@@ -206,7 +206,7 @@ static int legal_prefix_check(const ckr_pos *p, const ckr_info *info)
     int whole = ckr_legal_prefix(p, squares, lens, info->pvlen);
     int spoiled = -1;
     if (info->pvlen >= 3) {
-        squares[lens[0] + lens[1] - 1] ^= 1; /* move 2 now lands elsewhere */
+        squares[lens[0] + lens[1] - 1] = squares[lens[0]]; /* move 2 now lands where it starts */
         spoiled = ckr_legal_prefix(p, squares, lens, info->pvlen);
     }
     printf("legal prefix: pv %d whole %d spoiled %d\n", info->pvlen, whole, spoiled);
