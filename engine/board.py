@@ -310,6 +310,13 @@ class Board:
             raise GameOverError(f"no legal moves in {self.fen()}")
         return moves
 
+    def require_a_move(self) -> None:
+        """GameOverError when the side to move has no move; counted in C, without building
+        the moves (a search process checks every position it is sent)."""
+        cached = self._moves_cache
+        if (len(cached) if cached is not None else core.move_count(self._state.raw)) == 0:
+            raise GameOverError(f"no legal moves in {self.fen()}")
+
     # ---- display ----
 
     def __str__(self) -> str:

@@ -97,6 +97,11 @@ def legal_moves(raw: RawPosition) -> list[RawMove]:
     return [_raw_move(buf[i]) for i in range(n)]
 
 
+def move_count(raw: RawPosition) -> int:
+    """How many legal moves there are, without building them."""
+    return int(lib.ckr_gen_moves(_new_pos(raw), ffi.new("ckr_move[]", MAX_MOVES)))
+
+
 def legal_prefix(raw: RawPosition, paths: Sequence[Sequence[Square]]) -> int:
     """How many of the moves, each given by its path of squares, are legal in sequence from ``raw``
     (one C call, however long the line)."""

@@ -334,13 +334,21 @@ def shared(directory: str | Path) -> Database:
     Engines only read the tables, so one copy serves every search thread (a
     5-piece database is 73 MB).  EgdbError when the directory holds no valid tables.
     """
+    named = (os.fspath(directory), os.getcwd())  # as named: found again without resolving the path
+    db = _shared_by_name.get(named)
+    if db is not None:
+        return db
     key = Path(directory).expanduser().resolve()
     with _shared_lock:
         db = _shared.get(key)
         if db is None:
             db = Database.open(key)
             _shared[key] = db
+        _shared_by_name[named] = db
         return db
+
+
+_shared_by_name: dict[tuple[str, str], Database] = {}
 
 
 def resolve(setting: str) -> Database | None:
@@ -353,12 +361,27 @@ def resolve(setting: str) -> Database | None:
     text = setting.strip()
     if text.lower() in _OFF:
         return None
-    if text.lower() == "auto":
-        d = default_directory()
-        if not d.is_dir() or not any(d.glob("egdb-*.bin")):
-            return None
-        return shared(d)
-    return shared(text)
+    if text.lower() != "auto":
+        return shared(text)
+    # Every search asks, so the answer is kept for AUTO_RECHECK_S: looking (environment, paths,
+    # a directory listing) cost a search process about a third of its Python work per move.
+    global _auto_seen
+    where = tuple(os.environ.get(k) for k in _AUTO_ENVIRONMENT)
+    now = time.monotonic()
+    seen = _auto_seen
+    if seen is not None and seen[1] == where and now - seen[0] < AUTO_RECHECK_S:
+        return seen[2]
+    d = default_directory()
+    db = shared(d) if d.is_dir() and any(d.glob("egdb-*.bin")) else None
+    _auto_seen = (now, where, db)
+    return db
+
+
+AUTO_RECHECK_S = 2.0
+"""How long ``resolve("auto")`` trusts its last look: a database built while a server runs is
+found within this time."""
+_AUTO_ENVIRONMENT = (ENV_DIRECTORY, "XDG_DATA_HOME", "HOME")
+_auto_seen: tuple[float, tuple[str | None, ...], Database | None] | None = None
 
 
 _OFF = ("none", "off", "false", "0", "")

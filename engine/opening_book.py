@@ -314,9 +314,12 @@ class OpeningBook:
 
     def probe(self, board: Board) -> list[BookMove]:
         """The book moves of ``board``, best value first; only moves legal there are returned."""
+        rows = self.rows(board.raw)
+        if not len(rows):  # most positions of a game: no moves to list
+            return []
         by_id = {move_id(m): m for m in board.legal_moves}
         found = []
-        for r in self.rows(board.raw):
+        for r in rows:
             move = by_id.get((int(r["from"]), int(r["to"]), int(r["captures"])))
             if move is None:
                 continue  # cannot happen with an exact key; a damaged entry is skipped, not played

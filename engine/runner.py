@@ -59,7 +59,7 @@ class SearchRun:
     ) -> None:
         if (searcher is None) == (prepare is None):
             raise ValueError("give a searcher or prepare, not both")
-        board.require_moves()
+        board.require_a_move()
         self.board = board.copy()  # the caller may move on while the search reads it
         self.limit = limit
         self._searcher = searcher

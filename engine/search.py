@@ -295,7 +295,7 @@ class Searcher:
         entering Python, so many concurrent searches stay cheap.  The final
         information is always in the result.
         """
-        board.require_moves()
+        board.require_a_move()
         if self.book is not None and not limit.infinite:
             chosen = self.book_move(board)
             if chosen is not None:

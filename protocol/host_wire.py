@@ -48,6 +48,39 @@ def decode(payload: bytes) -> tuple[Any, ...]:
     return message
 
 
+class FrameBuffer:
+    """Frames from a stream read in chunks of any size: one read (one wakeup) takes every
+    frame that has arrived, where reading header and payload separately took two each."""
+
+    CHUNK = 1 << 16
+    """Bytes asked for per read."""
+
+    def __init__(self) -> None:
+        self._data = bytearray()
+
+    def feed(self, chunk: bytes) -> list[tuple[Any, ...]]:
+        """The messages completed by ``chunk``, in order; a partial frame waits for the next."""
+        data = self._data
+        data += chunk
+        messages: list[tuple[Any, ...]] = []
+        at, end = 0, len(data)
+        try:
+            while end - at >= HEADER:
+                n = frame_length(bytes(data[at:at + HEADER]))
+                if end - at - HEADER < n:
+                    break
+                messages.append(decode(bytes(data[at + HEADER:at + HEADER + n])))
+                at += HEADER + n
+        finally:
+            del data[:at]
+        return messages
+
+    def at_end(self) -> None:
+        """The stream has ended: WireError when it ended inside a frame."""
+        if self._data:
+            raise WireError("the pipe ended inside a frame")
+
+
 def read_message(stream: BinaryIO) -> tuple[Any, ...] | None:
     """The next message from a blocking stream; None at its end."""
     header = _read_exactly(stream, HEADER)

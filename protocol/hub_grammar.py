@@ -12,6 +12,7 @@ squares, moves use squares 1..32 (``11-15``, captures ``from x to x captured...`
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -67,9 +68,10 @@ def _is_blank(ch: str) -> bool:
     return ch in " \t"
 
 
-def _is_id_char(ch: str) -> bool:
-    # As Scan: anything printable that is not blank, '=' or '"'.
-    return ch.isprintable() and not _is_blank(ch) and ch not in '="'
+_ID = re.compile(r'[^ \t="]*')
+"""A name or bare value, as Scan reads one: anything printable that is not blank, '=' or '"'.
+The pattern admits control characters too: ``tokenize`` refuses those first, and ``_plain`` checks
+``isprintable`` (a long game's ``pos`` line is read at C speed, not a character at a time)."""
 
 
 def _check_controls(text: str) -> None:
@@ -81,10 +83,9 @@ def _check_controls(text: str) -> None:
 
 
 def _read_id(text: str, i: int) -> tuple[str, int]:
-    j = i
-    while j < len(text) and _is_id_char(text[j]):
-        j += 1
-    return text[i:j], j
+    m = _ID.match(text, i)
+    assert m is not None  # the pattern matches the empty string too
+    return m.group(), m.end()
 
 
 def tokenize(text: str) -> HubLine | None:
@@ -133,7 +134,7 @@ def tokenize(text: str) -> HubLine | None:
 
 
 def _plain(value: str) -> bool:
-    return bool(value) and all(_is_id_char(ch) for ch in value)
+    return bool(value) and value.isprintable() and _ID.fullmatch(value) is not None
 
 
 def quote(value: str) -> str:

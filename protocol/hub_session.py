@@ -85,9 +85,11 @@ class HubSession:
 
     # ---- output ----
 
-    def send(self, line: str) -> None:
-        log.debug("hub >> %s", line)
-        self.writer.write(line.encode("utf-8") + b"\n")
+    def send(self, *lines: str) -> None:
+        """Lines sent together go out in one write (one system call, one wakeup of the client)."""
+        for line in lines:
+            log.debug("hub >> %s", line)
+        self.writer.write("".join(line + "\n" for line in lines).encode("utf-8"))
 
     def error(self, message: str) -> None:
         self._bad_input.info("hub error: %s", message)
@@ -325,6 +327,7 @@ class HubSession:
             log.warning("hub: search failed: %s", exc)
             self.error(f"search failed: {exc}")
         best = move_to_play(board, result) if result is not None else board.require_moves()[0]
+        final: list[str] = []
         if result is None or best != result.best:
             ponder = None
         else:
@@ -333,9 +336,9 @@ class HubSession:
             # that iteration was reported already (only the totals of time and nodes differ then).
             i = result.info
             if last is None or (last.depth, last.score, last.pv) != (i.depth, i.score, i.pv):
-                self.send(g.format_info(board, i))
+                final.append(g.format_info(board, i))
         self.search_mode = ""
-        self.send(g.format_done(board, best, ponder))
+        self.send(*final, g.format_done(board, best, ponder))
         with contextlib.suppress(ConnectionError, OSError):
             await self.writer.drain()
 

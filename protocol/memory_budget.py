@@ -50,12 +50,15 @@ class HashBudget:
             raise ValueError(f"hash budget must be at least 1 MB, got {total_mb}")
         self.total_mb = int(total_mb)
         self._held: dict[int, int] = {}
+        self._used = 0
+        """The sum of ``_held``, kept as it changes: every search reserves (twice with search
+        processes), and summing over every session each time grew with the sessions."""
         self._lock = threading.Lock()
 
     @property
     def used_mb(self) -> int:
         with self._lock:
-            return sum(self._held.values())
+            return self._used
 
     def free_for(self, owner: object) -> int:
         """MB that ``owner`` could hold in all (its own reservation counts as free)."""
@@ -63,8 +66,7 @@ class HashBudget:
             return self._free_for(id(owner))
 
     def _free_for(self, key: int) -> int:
-        others = sum(v for k, v in self._held.items() if k != key)
-        return self.total_mb - others
+        return self.total_mb - (self._used - self._held.get(key, 0))
 
     def check(self, owner: object, mb: int) -> None:
         """HashBudgetError when ``owner`` could not hold ``mb`` now."""
@@ -83,9 +85,14 @@ class HashBudget:
         """Set ``owner``'s reservation to ``mb``; HashBudgetError (nothing changed) when it does not fit."""
         with self._lock:
             key = id(owner)
+            mb = int(mb)
+            old = self._held.get(key, 0)
+            if mb == old and key in self._held:
+                return  # as held already (each search asks again)
             self._require(key, mb)
-            self._held[key] = int(mb)
+            self._held[key] = mb
+            self._used += mb - old
 
     def release(self, owner: object) -> None:
         with self._lock:
-            self._held.pop(id(owner), None)
+            self._used -= self._held.pop(id(owner), 0)

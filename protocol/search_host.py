@@ -203,10 +203,14 @@ def main(argv: list[str]) -> int:
             log.exception("endgame database %s", defaults.egdb)
     log.debug("search process %d ready, priority %s", os.getpid(), defaults.search_priority)
     host.send(("ready", os.getpid()))
+    frames = host_wire.FrameBuffer()
     try:
         while True:
-            message = host_wire.read_message(wire_in)
-            if message is None or not host.handle(message):
+            chunk = wire_in.read(frames.CHUNK)  # unbuffered: whatever has arrived, in one read
+            if not chunk:
+                frames.at_end()
+                break
+            if not all(host.handle(m) for m in frames.feed(chunk)):
                 break
     finally:
         host.shut_down()

@@ -51,12 +51,32 @@ def _idle_class() -> bool:
         return False
 
 
+_placed = threading.local()
+"""Whether this worker thread is in its search class already (set once, cleared by ``hurry``)."""
+_hurried: set[int] = set()
+"""Native ids of threads ``hurry`` lifted, which must put themselves back."""
+
+
+def _once_per_thread(place: Callable[[], None]) -> Callable[[], None]:
+    """``place`` run on a worker's first job and after a ``hurry``, not before every search:
+    a system call per search is work the searches' CPU pays for."""
+    def before_job() -> None:
+        if getattr(_placed, "tid", None) is None:
+            _placed.tid = threading.get_native_id()
+        elif _placed.tid not in _hurried:
+            return
+        _hurried.discard(_placed.tid)
+        place()
+    return before_job
+
+
 def hurry(thread_id: int) -> None:
     """Lift a search thread out of the idle or batch class (to nice 10) once its search is stopped: among
     the process's other searches it would wait its turn to see the stop; now it runs first,
     ends and answers.  The worker puts itself back before its next search."""
     if not hasattr(os, "SCHED_IDLE"):
         return
+    _hurried.add(thread_id)
     try:
         os.sched_setscheduler(thread_id, os.SCHED_OTHER, os.sched_param(0))
         os.setpriority(os.PRIO_PROCESS, thread_id, LOW_NICENESS)
@@ -87,11 +107,11 @@ def apply_to_process(priority: str) -> Callable[[], None]:
                     os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
             thread_nice(19)
 
-        return batch_thread
+        return _once_per_thread(batch_thread)
     thread_nice(19)
 
     def search_thread() -> None:
         if not _idle_class():
             thread_nice(19)
 
-    return search_thread
+    return _once_per_thread(search_thread)

@@ -184,7 +184,7 @@ class EngineSession:
         """
         if self.searching:
             raise SearchBusyError("a search is already running; send stop first")
-        board.require_moves()
+        board.require_a_move()
         loop = asyncio.get_running_loop()
         if self._local is not None:
             def report(info: SearchInfo) -> None:

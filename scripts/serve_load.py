@@ -372,13 +372,15 @@ def tree_status(pid: int) -> dict[str, int]:
 TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-def cpu_seconds(pid: int) -> float:
-    """User plus system CPU a process (all its threads) has used, from /proc (0 where there is none)."""
+def cpu_seconds(pid: int, *, system_only: bool = False) -> float:
+    """User plus system CPU a process (all its threads) has used, or only the system (kernel) part,
+    from /proc (0 where there is none)."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
     except OSError:
         return 0.0
-    return (int(fields[11]) + int(fields[12])) / TICK  # utime and stime, fields 14 and 15 of stat
+    user, system = int(fields[11]), int(fields[12])  # utime and stime, fields 14 and 15 of stat
+    return (system if system_only else user + system) / TICK
 
 
 def machine_cpu() -> dict[str, float]:
@@ -393,6 +395,33 @@ def machine_cpu() -> dict[str, float]:
     return {"busy": sum(t[:8]) - idle - steal, "idle": idle, "steal": steal}
 
 
+def sched_counts(pids: list[int]) -> dict[str, float]:
+    """Over every thread of ``pids``: seconds run and waited for a core, how many times a thread was
+    put on a core, and how many times one was taken off it against its will (preempted), from
+    /proc/PID/task/TID/schedstat and status.  Threads that ended before the reading are missing."""
+    run = wait = slices = preempted = main = 0
+    for pid in pids:
+        try:
+            tids = [t.name for t in Path(f"/proc/{pid}/task").iterdir()]
+        except OSError:
+            continue
+        for tid in tids:
+            base = Path(f"/proc/{pid}/task/{tid}")
+            try:
+                r, w, n = (int(x) for x in (base / "schedstat").read_text().split()[:3])
+                status = (base / "status").read_text()
+            except (OSError, ValueError):
+                continue
+            run, wait, slices = run + r, wait + w, slices + n
+            if tid == str(pid):
+                main += r
+            for line in status.splitlines():
+                if line.startswith("nonvoluntary_ctxt_switches:"):
+                    preempted += int(line.split()[1])
+    return {"run": run / 1e9, "wait": wait / 1e9, "slices": slices, "preempted": preempted,
+            "main": main / 1e9}
+
+
 class CpuUse:
     """Where the CPU went during the load: the server's event loop, its search processes, this
     load generator (with its probe), what was left idle and what the hypervisor took."""
@@ -404,7 +433,9 @@ class CpuUse:
     def _sample(self) -> dict[str, float]:
         kids = children(self.pid)
         own = os.times()
-        return {"server": cpu_seconds(self.pid), "search": sum(cpu_seconds(c) for c in kids),
+        searching = {f"search_{k}": v for k, v in sched_counts(kids or [self.pid]).items()}
+        return {"server": cpu_seconds(self.pid), "search": sum(cpu_seconds(c) for c in kids), **searching,
+                "search_system": sum(cpu_seconds(c, system_only=True) for c in kids or [self.pid]),
                 "load": own.user + own.system + own.children_user + own.children_system,
                 **machine_cpu()}
 
@@ -443,9 +474,9 @@ PROBE_INTERVAL = 0.01
 """Seconds between the probe's pings."""
 MEASURES = {"dxp": "move reply", "probe": "ping, idle", "playnow": "playnow to move"}
 PLAYNOW_INTERVAL = 0.2
+"""Seconds between the probe's playnow checks."""
 PLAYNOW_FEN = "B:W19,21,22,24,25,27,28,31:B1,2,4,6,7,9,11,13"
 """A middle game no book holds, so the engine searches."""
-"""Seconds between the probe's playnow checks."""
 
 
 def run_probe(port: int, stop: Any, out: Any) -> None:
@@ -650,6 +681,14 @@ def main() -> int:
               + f", this load generator {cpu_use['load']:.1f}; every core together: busy "
               f"{cpu_use.get('busy', 0):.1f}, idle {cpu_use.get('idle', 0):.1f}, "
               f"stolen {cpu_use.get('steal', 0):.1f}")
+        slices = cpu_use.get("search_slices", 0)
+        if slices:
+            print(f"threads of the {searching}: {slices:,.0f} turns on a core, "
+                  f"{cpu_use['search_run'] / slices * 1000:.2f} ms each on average, "
+                  f"{cpu_use['search_preempted']:,.0f} preempted; "
+                  f"{cpu_use['search_wait']:.1f} s waited for a core; main threads ran "
+                  f"{cpu_use['search_main']:.1f} s of their {cpu_use['search_run']:.1f} s, the kernel "
+                  f"{cpu_use['search_system']:.1f} s")
         if "hub" in per_dialect and search_cpu > 0 and len(args.dialects) == 1:
             print(f"Hub nodes per searching CPU second: {hub_nodes / search_cpu / 1e6:.2f} M")
     if "dxp" in per_dialect:

@@ -14,6 +14,7 @@ from engine import (
     InvalidMoveError,
     Move,
     Termination,
+    core,
 )
 from engine.types import BLACK, WHITE
 
@@ -147,6 +148,9 @@ def test_no_moves_loses() -> None:
     assert b.result() == "1-0"
     with pytest.raises(GameOverError):
         b.require_moves()
+    with pytest.raises(GameOverError, match="no legal moves"):
+        Board("W:W:B1,2").require_a_move()  # counted in C, with no moves built yet
+    Board().require_a_move()
     # Black's men on 5 and 9 are blocked by 13/14 backed by 17/18... with no move at all Black loses.
     blocked = Board("B:W13,14,17,18:B9")
     assert blocked.legal_moves == []
@@ -263,6 +267,7 @@ def test_legal_prefix_matches_pushing_the_moves_one_by_one(seed: int) -> None:
         line[k] = Move(tuple(reversed(line[k].path)), ())
     before = board.fen()
     assert board.legal_prefix(line) == _legal_prefix_slowly(board, line) == expected
+    assert core.move_count(b.raw) == len(core.legal_moves(b.raw))
     assert board.fen() == before
 
 

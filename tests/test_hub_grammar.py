@@ -48,6 +48,24 @@ def test_tokenize_rejects_broken_syntax(text: str) -> None:
         g.tokenize(text)
 
 
+def _id_char_slowly(ch: str) -> bool:
+    return ch.isprintable() and ch not in ' \t="'
+
+
+@given(st.text(st.characters(codec="utf-8"), max_size=40))
+@example('a=b"c\x00d\te\u2028f')
+def test_names_and_plain_values_read_as_scan_reads_them(text: str) -> None:
+    # The reference: a character at a time, by Scan's rule.  The tokeniser reads only lines that
+    # passed its control-character check; ``_plain`` sees anything.
+    assert g._plain(text) == (bool(text) and all(_id_char_slowly(ch) for ch in text))
+    clean = "".join(ch if ch.isprintable() or ch in " \t" else "?" for ch in text)
+    for i in range(len(clean) + 1):
+        j = i
+        while j < len(clean) and _id_char_slowly(clean[j]):
+            j += 1
+        assert g._read_id(clean, i) == (clean[i:j], j)
+
+
 def test_format_line_quotes_only_when_needed() -> None:
     assert g.format_line("id", [("name", "samuel"), ("author", "a b")]) == 'id name=samuel author="a b"'
     assert g.format_line("x", [("k", ""), ("f", None), ("e", "a=b")]) == 'x k="" f e="a=b"'

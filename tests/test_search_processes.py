@@ -222,6 +222,24 @@ def test_the_wire_refuses_what_is_not_a_frame() -> None:
         host_wire.read_message(io.BytesIO(host_wire.encode([1, 2])[:4] + host_wire.encode([1, 2])[4:]))
 
 
+def test_frames_come_out_whole_however_the_stream_is_cut() -> None:
+    messages = [("info", 1, k, "x" * k) for k in (0, 5, 300, 70_000)]
+    stream = b"".join(host_wire.encode(m) for m in messages)
+    for cut in (1, 3, 4, 7, 1000, len(stream)):  # a byte at a time, inside headers, several at once
+        frames = host_wire.FrameBuffer()
+        got = [m for at in range(0, len(stream), cut) for m in frames.feed(stream[at:at + cut])]
+        assert got == messages
+        frames.at_end()
+    frames = host_wire.FrameBuffer()
+    assert frames.feed(stream[:-1]) == messages[:-1]
+    with pytest.raises(host_wire.WireError, match="inside a frame"):
+        frames.at_end()
+    with pytest.raises(host_wire.WireError, match="out of step"):
+        host_wire.FrameBuffer().feed(b"\xff\xff\xff\xff" + b"x" * 10)
+    with pytest.raises(host_wire.WireError, match="unreadable"):
+        host_wire.FrameBuffer().feed(b"\x00\x00\x00\x03abc")
+
+
 class _Unpicklable(Exception):
     def __init__(self, a: int, b: int) -> None:  # pickle calls it with one argument: fails
         super().__init__(f"{a} and {b}")
@@ -287,6 +305,11 @@ def test_idle_priority_puts_searches_below_the_reader_and_hurry_lifts_a_stopped_
         started.set()
         release.wait(10)
         seen["hurried"] = os.sched_getscheduler(0)
+        setup()  # the next search: back in the idle class
+        seen["back"] = os.sched_getscheduler(0)
+        os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+        setup()  # placed once per thread, not again before every search (no system call)
+        seen["kept"] = os.sched_getscheduler(0)
 
     t = threading.Thread(target=reader)
     t.start()
@@ -300,6 +323,7 @@ def test_idle_priority_puts_searches_below_the_reader_and_hurry_lifts_a_stopped_
     release.set()
     s.join()
     assert seen["hurried"] == os.SCHED_OTHER
+    assert (seen["back"], seen["kept"]) == (os.SCHED_IDLE, os.SCHED_OTHER)
     with pytest.raises(ValueError, match="choose from"):
         search_priority.apply_to_process("urgent")
 

@@ -95,6 +95,31 @@ def test_budget_reserves_per_owner_and_says_what_is_left() -> None:
     assert default_budget_mb() >= 64
 
 
+def test_budget_keeps_its_sum_through_any_sequence() -> None:
+    import random
+
+    rng = random.Random(7)
+    b = HashBudget(500)
+    owners = [object() for _ in range(6)]
+    held: dict[int, int] = {}
+    for _ in range(2000):
+        k = rng.randrange(len(owners))
+        if rng.random() < 0.3:
+            b.release(owners[k])
+            held.pop(k, None)
+            continue
+        mb = rng.choice([0, 1, 16, 64, 128, 256])
+        fits = sum(v for j, v in held.items() if j != k) + mb <= 500
+        try:
+            b.reserve(owners[k], mb)
+            assert fits
+            held[k] = mb
+        except HashBudgetError:
+            assert not fits
+        assert b.used_mb == sum(held.values())
+        assert b.free_for(owners[k]) == 500 - sum(v for j, v in held.items() if j != k)
+
+
 def test_hash_beyond_the_budget_is_refused_in_cb_and_hub_and_both_go_on() -> None:
     async def main() -> None:
         async with running(settings(budget_mb=40)) as server:
