@@ -310,11 +310,16 @@ class Board:
             raise GameOverError(f"no legal moves in {self.fen()}")
         return moves
 
-    def require_a_move(self) -> None:
-        """GameOverError when the side to move has no move; counted in C, without building
-        the moves (a search process checks every position it is sent)."""
+    @property
+    def has_moves(self) -> bool:
+        """Whether the side to move has a move; counted in C without building the moves, which
+        a server checking every position it is sent would otherwise pay for."""
         cached = self._moves_cache
-        if (len(cached) if cached is not None else core.move_count(self._state.raw)) == 0:
+        return (len(cached) if cached is not None else core.move_count(self._state.raw)) > 0
+
+    def require_a_move(self) -> None:
+        """GameOverError when the side to move has no move (``require_moves`` without the list)."""
+        if not self.has_moves:
             raise GameOverError(f"no legal moves in {self.fen()}")
 
     # ---- display ----

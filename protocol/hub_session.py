@@ -252,7 +252,8 @@ class HubSession:
             self._pos_key = None
             self.board_error = f"no valid position: the last pos was rejected ({exc})"
             raise
-        log.debug("hub: position %s (frame %s, %d moves)", board.fen(), used, len(board.move_stack))
+        if log.isEnabledFor(logging.DEBUG):  # a FEN costs more than the rest of a pos
+            log.debug("hub: position %s (frame %s, %d moves)", board.fen(), used, len(board.move_stack))
         self.board = board
         self._pos_key, self._pos_frame = key, used
 

@@ -151,6 +151,7 @@ def test_no_moves_loses() -> None:
     with pytest.raises(GameOverError, match="no legal moves"):
         Board("W:W:B1,2").require_a_move()  # counted in C, with no moves built yet
     Board().require_a_move()
+    assert Board().has_moves and not Board("W:W:B1,2").has_moves
     # Black's men on 5 and 9 are blocked by 13/14 backed by 17/18... with no move at all Black loses.
     blocked = Board("B:W13,14,17,18:B9")
     assert blocked.legal_moves == []
