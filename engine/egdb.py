@@ -334,7 +334,10 @@ def shared(directory: str | Path) -> Database:
     Engines only read the tables, so one copy serves every search thread (a
     5-piece database is 73 MB).  EgdbError when the directory holds no valid tables.
     """
-    named = (os.fspath(directory), os.getcwd())  # as named: found again without resolving the path
+    # Found again as named, without resolving the path (a relative name with the directory it was
+    # relative to: a server whose working directory has gone still finds an absolute one).
+    name = os.fspath(directory)
+    named = (name, "" if os.path.isabs(os.path.expanduser(name)) else os.getcwd())
     db = _shared_by_name.get(named)
     if db is not None:
         return db

@@ -223,6 +223,27 @@ def test_engine_options_name_a_bad_database(tmp_path: Path, db3: tuple[Path, egd
     assert dict(spec.options)["egdb"] == str(path)
 
 
+def test_auto_finds_a_database_that_appears_within_its_recheck_time(
+        tmp_path: Path, db3: tuple[Path, egdb.Database], monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    path, _ = db3
+    target = tmp_path / "egdb"
+    target.mkdir()
+    monkeypatch.setenv(egdb.ENV_DIRECTORY, str(target))
+    monkeypatch.setattr(egdb, "AUTO_RECHECK_S", 60.0)  # however slow the machine
+    assert egdb.resolve("auto") is None  # another setting of the variable: looked at at once
+    for f in path.glob("egdb-*.bin"):
+        shutil.copy(f, target / f.name)
+    assert egdb.resolve("auto") is None  # the last look is trusted for AUTO_RECHECK_S
+    monkeypatch.setattr(egdb, "AUTO_RECHECK_S", 0.0)
+    found = egdb.resolve("auto")
+    assert found is not None and found is egdb.resolve(str(target))
+    monkeypatch.setenv(egdb.ENV_DIRECTORY, str(tmp_path / "absent"))
+    monkeypatch.setattr(egdb, "AUTO_RECHECK_S", 60.0)
+    assert egdb.resolve("auto") is None  # the variable changed: a new look, whatever the time
+
+
 def test_cli_probe_shows_distances(db3: tuple[Path, egdb.Database],
                                    capsys: pytest.CaptureFixture[str]) -> None:
     path, _ = db3
