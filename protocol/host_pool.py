@@ -69,6 +69,7 @@ class _Host:
         self.pending: dict[int, _Pending] = {}
         self.alive = True
         self.reader: asyncio.Task[None] | None = None
+        self.frames: _Replies | None = None
 
     def send(self, message: tuple[Any, ...]) -> None:
         if not self.alive or self.proc.stdin is None or self.proc.stdin.is_closing():
@@ -117,43 +118,62 @@ class HostPool:
     async def _spawn(self) -> _Host:
         number = next(self._numbers)
         level = logging.getLogger().getEffectiveLevel()  # a number: any level, even one without a name
+        loop = asyncio.get_running_loop()
+        out_r, out_w = os.pipe()  # the host's replies: read by a protocol, not a StreamReader
         try:
-            proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-c", _BOOT, _PACKAGE_ROOT, str(level),
-                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                limit=host_wire.MAX_FRAME + host_wire.HEADER)
+            try:
+                proc = await asyncio.create_subprocess_exec(
+                    sys.executable, "-c", _BOOT, _PACKAGE_ROOT, str(level),
+                    stdin=asyncio.subprocess.PIPE, stdout=out_w)
+            finally:
+                os.close(out_w)
         except OSError as exc:
+            os.close(out_r)
             raise SearchHostError(f"cannot start a search process: {exc}") from None
         host = _Host(proc, number)
+        first: asyncio.Future[tuple[Any, ...] | None] = loop.create_future()
+
+        def on_message(message: tuple[Any, ...]) -> None:
+            # Its log records before ``ready`` are logged; the first other word answers the start.
+            if first.done() or message[0] == "log":
+                self._dispatch(host, message)
+            else:
+                first.set_result(message)
+
+        try:
+            _, host.frames = await loop.connect_read_pipe(lambda: _Replies(on_message),
+                                                          os.fdopen(out_r, "rb", buffering=0))
+        except OSError as exc:
+            proc.kill()
+            await proc.wait()
+            raise SearchHostError(f"cannot read a search process: {exc}") from None
+        def pipe_ended(_: object) -> None:
+            if not first.done():  # it ended before its first word
+                first.set_result(None)
+
+        host.frames.ended.add_done_callback(pipe_ended)
         registered = evaluators.registered()
         try:
             host.send(("setup", self.defaults, registered))
-            assert proc.stdout is not None
-            first = await asyncio.wait_for(self._first_word(host), START_TIMEOUT)
-        except (asyncio.TimeoutError, SearchHostError, host_wire.WireError, ConnectionError) as exc:
+            answer = await asyncio.wait_for(asyncio.shield(first), START_TIMEOUT)
+        except (asyncio.TimeoutError, SearchHostError, ConnectionError) as exc:
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()
             await proc.wait()
+            host.frames.close()
             why = str(exc) or f"no answer within {START_TIMEOUT:g} s"
             raise SearchHostError(f"search process {proc.pid} did not start: {why}") from None
-        if first is None or first[0] != "ready":
+        if answer is None or answer[0] != "ready":
             host.alive = False
-            await _end(proc, grace=0.0 if first is not None else 2.0)
-            raise SearchHostError(f"search process {proc.pid} did not start: "
-                                  f"{host.describe_exit() if first is None else f'it said {first[0]!r}'}")
-        host.reader = asyncio.ensure_future(self._read_loop(host))
+            await _end(proc, grace=0.0 if answer is not None else 2.0)
+            host.frames.close()
+            problem = host.frames.ended.result() if host.frames.ended.done() else ""
+            said = f"it said {answer[0]!r}" if answer is not None else host.describe_exit() + problem
+            raise SearchHostError(f"search process {proc.pid} did not start: {said}")
+        host.reader = asyncio.ensure_future(self._watch(host))
         self._hosts.append(host)
         log.info("search process %d started (pid %d)", number, proc.pid)
         return host
-
-    async def _first_word(self, host: _Host) -> tuple[Any, ...] | None:
-        """The host's ``ready`` (or the end of its pipe), logging what it logs before it."""
-        assert host.proc.stdout is not None
-        while True:
-            message = await _read(host.proc.stdout)
-            if message is None or message[0] != "log":
-                return message
-            self._dispatch(host, message)
 
     async def host(self) -> _Host:
         """The live host with the fewest sessions, starting replacements for dead ones first."""
@@ -168,22 +188,12 @@ class HostPool:
                 return await asyncio.shield(self._spawning)
         return min(live, key=lambda h: len(h.sessions))
 
-    async def _read_loop(self, host: _Host) -> None:
-        assert host.proc.stdout is not None
-        problem = ""
-        frames = host_wire.FrameBuffer()
+    async def _watch(self, host: _Host) -> None:
+        """Wait for the end of the host's replies (its death, or its exit at close), then fail
+        whatever it still owed."""
+        assert host.frames is not None
         try:
-            while True:
-                # One await per chunk, not two per message: the loop's cost per reply counts
-                # against the searches' CPU.
-                chunk = await host.proc.stdout.read(frames.CHUNK)
-                if not chunk:
-                    frames.at_end()
-                    break
-                for message in frames.feed(chunk):
-                    self._dispatch(host, message)
-        except (host_wire.WireError, ConnectionError, asyncio.IncompleteReadError) as exc:
-            problem = f" ({exc})"
+            problem = await asyncio.shield(host.frames.ended)
         except asyncio.CancelledError:
             return
         host.alive = False
@@ -278,15 +288,51 @@ async def _end(proc: asyncio.subprocess.Process, grace: float = 2.0) -> None:
         await proc.wait()
 
 
-async def _read(stream: asyncio.StreamReader) -> tuple[Any, ...] | None:
-    try:
-        header = await stream.readexactly(host_wire.HEADER)
-    except asyncio.IncompleteReadError as exc:
-        if not exc.partial:
-            return None
-        raise host_wire.WireError("the pipe ended inside a frame") from None
-    payload = await stream.readexactly(host_wire.frame_length(header))
-    return host_wire.decode(payload)
+class _Replies(asyncio.Protocol):
+    """A host's replies, read as they arrive: every whole frame of a chunk is handed to
+    ``on_message`` in the same turn of the loop (a StreamReader and a reading task cost the
+    server two more turns a move, which the searches' CPU paid for).  ``ended`` is settled
+    with "" when the pipe closes cleanly, or with the problem that broke it."""
+
+    def __init__(self, on_message: Callable[[tuple[Any, ...]], None]) -> None:
+        self.on_message = on_message
+        self.buffer = host_wire.FrameBuffer()
+        self.transport: asyncio.ReadTransport | None = None
+        self.ended: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.ReadTransport)
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        if self.ended.done():
+            return
+        try:
+            messages = self.buffer.feed(data)
+        except host_wire.WireError as exc:
+            self._end(f" ({exc})")
+            self.close()
+            return
+        for message in messages:
+            self.on_message(message)
+
+    def eof_received(self) -> None:
+        try:
+            self.buffer.at_end()
+        except host_wire.WireError as exc:
+            self._end(f" ({exc})")
+        self._end("")
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._end(f" ({exc})" if exc is not None else "")
+
+    def _end(self, problem: str) -> None:
+        if not self.ended.done():
+            self.ended.set_result(problem)
+
+    def close(self) -> None:
+        if self.transport is not None:
+            self.transport.close()
 
 
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -122,6 +122,39 @@ def test_a_killed_search_process_fails_its_search_clearly_and_a_new_one_takes_ov
                for r in caplog.records)
 
 
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="writes into the host's pipe through /proc")
+def test_a_search_process_whose_replies_break_is_replaced_and_the_log_names_why(
+    error_logs_expected: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.ERROR, logger="protocol.host_pool")
+
+    async def main() -> None:
+        async with running(settings()) as server:
+            assert server.pool is not None
+            c = await hub(server)
+            await c.send("level infinite")
+            await c.send("go analyze")
+            await c.until("info")
+            victim = server.pool.pids[0]
+            host = server.pool._hosts[0]
+            assert host.frames is not None and host.frames.transport is not None
+            ours = os.readlink(f"/proc/self/fd/{host.frames.transport.get_extra_info('pipe').fileno()}")
+            theirs = next(f for f in Path(f"/proc/{victim}/fd").iterdir() if os.readlink(f) == ours)
+            with open(theirs, "wb") as pipe:  # the host's end of its replies, spoiled mid-stream
+                pipe.write(b"\xff\xff\xff\xff not a frame")
+            error = await c.until("error")
+            assert "search process" in error, error
+            assert (await c.until("done")).startswith("done move=")
+            await c.send("level depth=3")
+            await c.send("go think")
+            assert (await c.until("done")).startswith("done move=")
+            assert server.pool.deaths == 1 and server.pool.pids[0] != victim
+            c.writer.close()
+
+    asyncio.run(main())
+    assert any("out of step" in r.getMessage() for r in caplog.records)
+
+
 def test_sessions_keep_their_options_contempt_and_books_across_the_pipe(tmp_path: Path) -> None:
     async def main() -> None:
         d = SessionDefaults(hash_mb=1, contempt=30)
