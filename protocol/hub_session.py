@@ -64,6 +64,9 @@ class HubSession:
         self.init_task: asyncio.Task[None] | None = None
         self.search_mode = ""
         self._open_ended = False
+        self._run_task: asyncio.Task[object] | None = None
+        self._idle_timer: asyncio.TimerHandle | None = None
+        self._idle_expired = False
         """The running search has no bound of its own (infinite, ponder): the idle clock runs."""
         self._pos_key: _PosKey | None = None
         """(pos, frame setting, moves) of ``self.board``, to replay only what a new pos adds."""
@@ -104,35 +107,33 @@ class HubSession:
     async def run(self, reader: asyncio.StreamReader) -> None:
         # Over TCP a silent client is closed after the idle timeout, except while a search that
         # ends by itself runs; on stdin the GUI owns the engine and may leave it idle for hours.
+        # The idle clock is a timer that cancels the pending read, re-armed after every line: a
+        # reading task and an ``asyncio.wait`` per line cost the event loop more than the rest of
+        # the line's work.
         idle = self.settings.idle_timeout if is_socket(self.writer) else None
-        read_task: asyncio.Task[bytes | None] | None = None
+        self._run_task = asyncio.current_task()
         try:
             while True:
-                if read_task is None:
-                    read_task = asyncio.ensure_future(read_frame(reader, b"\n", self.settings.max_line))
-                if self.searching and not self._open_ended:
-                    assert self.search_task is not None
-                    await asyncio.wait({read_task, self.search_task}, return_when=asyncio.FIRST_COMPLETED)
-                    if not read_task.done():
-                        continue  # the search ended: now the idle clock runs
-                elif idle is not None:
-                    done, _ = await asyncio.wait({read_task}, timeout=idle)
-                    if not done:
-                        log.info("hub client silent for %g s; closing", idle)
-                        self.error(f"idle for {idle:g} s without a command; closing")
-                        with contextlib.suppress(ConnectionError, OSError):
-                            await self.writer.drain()
-                        break
-                task, read_task = read_task, None
+                self._arm_idle(idle)
                 try:
-                    frame = await task
+                    frame = await read_frame(reader, b"\n", self.settings.max_line)
                 except LineTooLongError as exc:
                     self.error(str(exc))
                     await self.writer.drain()
                     continue
+                except asyncio.CancelledError:
+                    if not self._idle_expired:
+                        raise
+                    log.info("hub client silent for %g s; closing", idle)
+                    self.error(f"idle for {idle:g} s without a command; closing")
+                    with contextlib.suppress(ConnectionError, OSError):
+                        await self.writer.drain()
+                    break
+                self._disarm_idle()
                 if frame is None:
                     log.debug("hub: end of input, quitting")
                     break
+                before = self.search_task
                 try:
                     self.handle(decode_text(frame))
                 except _Quit:
@@ -140,14 +141,36 @@ class HubSession:
                 except ProtocolError as exc:
                     self.error(str(exc))
                 await self.writer.drain()
-                # Buffered lines are read without yielding; let a search that `go` just created start
-                # (and create its stop event) before a following `stop` or `ponder-hit` is handled.
+                started = self.search_task
+                if started is not None and started is not before:
+                    started.add_done_callback(lambda _: self._arm_idle(idle))
+                # One turn of the loop per line: a client that sends many lines at once does not
+                # hold the others up, and a search that `go` just created starts (and says whether
+                # it ends by itself) before a following `stop` or `ponder-hit` is handled.
                 await asyncio.sleep(0)
         finally:
-            if read_task is not None:
-                read_task.cancel()
+            self._disarm_idle()
+            self._run_task = None
             self._bad_input.close()
             await self.shutdown()
+
+    def _arm_idle(self, idle: float | None) -> None:
+        """Start the idle clock, unless a search that ends by itself runs (its end starts it)."""
+        self._disarm_idle()
+        if idle is None or self._run_task is None or (self.searching and not self._open_ended):
+            return
+        self._idle_timer = asyncio.get_running_loop().call_later(idle, self._on_idle)
+
+    def _disarm_idle(self) -> None:
+        if self._idle_timer is not None:
+            self._idle_timer.cancel()
+            self._idle_timer = None
+
+    def _on_idle(self) -> None:
+        self._idle_timer = None
+        if self._run_task is not None:
+            self._idle_expired = True
+            self._run_task.cancel()
 
     def handle(self, text: str) -> None:
         log.debug("hub << %s", text)
