@@ -6,7 +6,7 @@ waits behind 32 searches for its turn is answered late.  Measured with
 decides the ping's 99th percentile: about 12 ms at nice 10, 8.6 ms at nice 19 and under
 5 ms in Linux's idle class.  The searches themselves lose nothing in the idle class (the C
 search's nodes per CPU second are the same); what the games lost at first was CPU spent on
-Python per move, since cut (README, "Search speed per game").
+Python per move, since mostly cut (README, "Search speed per game": about 2% is left).
 
 * ``idle``: SCHED_IDLE, the default for ``samuel serve``.  Searches use only CPU nothing
   else wants; the process's reading thread runs at nice 19, above them, so a ``stop`` is

@@ -10,6 +10,7 @@ import json
 import logging
 import os
 import signal
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -91,7 +92,28 @@ def test_the_server_searches_in_its_processes_and_stops_them_at_close() -> None:
     asyncio.run(main())
 
 
-def test_a_killed_search_process_fails_its_search_clearly_and_a_new_one_takes_over(
+def _kill(server: Server, victim: int) -> None:
+    os.kill(victim, signal.SIGKILL)
+
+
+def _spoil_replies(server: Server, victim: int) -> None:
+    """Write what is not a frame into the host's end of its replies (found through /proc)."""
+    assert server.pool is not None
+    frames = server.pool._hosts[0].frames
+    assert frames is not None and frames.transport is not None
+    ours = os.readlink(f"/proc/self/fd/{frames.transport.get_extra_info('pipe').fileno()}")
+    theirs = next(f for f in Path(f"/proc/{victim}/fd").iterdir() if os.readlink(f) == ours)
+    with open(theirs, "wb") as pipe:
+        pipe.write(b"\xff\xff\xff\xff not a frame")
+
+
+@pytest.mark.parametrize(("breaking", "said", "logged"), [
+    (_kill, "SIGKILL", "was killed by SIGKILL"),
+    pytest.param(_spoil_replies, "search process", "out of step",
+                 marks=pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="Linux's /proc")),
+])
+def test_a_broken_search_process_fails_its_search_clearly_and_a_new_one_takes_over(
+    breaking: Callable[[Server, int], None], said: str, logged: str,
     error_logs_expected: None, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.ERROR, logger="protocol.host_pool")  # whatever an earlier test left on root
@@ -104,9 +126,9 @@ def test_a_killed_search_process_fails_its_search_clearly_and_a_new_one_takes_ov
             await c.send("go analyze")
             await c.until("info")
             victim = server.pool.pids[0]
-            os.kill(victim, signal.SIGKILL)
+            breaking(server, victim)
             error = await c.until("error")
-            assert "search process" in error and "SIGKILL" in error, error
+            assert "search process" in error and said in error, error
             assert (await c.until("done")).startswith("done move=")  # the client still gets a move
             await c.send("level depth=3")
             await c.send("go think")
@@ -118,41 +140,7 @@ def test_a_killed_search_process_fails_its_search_clearly_and_a_new_one_takes_ov
             c.writer.close()
 
     asyncio.run(main())
-    assert any("was killed by SIGKILL" in r.getMessage() and r.levelno == logging.ERROR
-               for r in caplog.records)
-
-
-@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="writes into the host's pipe through /proc")
-def test_a_search_process_whose_replies_break_is_replaced_and_the_log_names_why(
-    error_logs_expected: None, caplog: pytest.LogCaptureFixture
-) -> None:
-    caplog.set_level(logging.ERROR, logger="protocol.host_pool")
-
-    async def main() -> None:
-        async with running(settings()) as server:
-            assert server.pool is not None
-            c = await hub(server)
-            await c.send("level infinite")
-            await c.send("go analyze")
-            await c.until("info")
-            victim = server.pool.pids[0]
-            host = server.pool._hosts[0]
-            assert host.frames is not None and host.frames.transport is not None
-            ours = os.readlink(f"/proc/self/fd/{host.frames.transport.get_extra_info('pipe').fileno()}")
-            theirs = next(f for f in Path(f"/proc/{victim}/fd").iterdir() if os.readlink(f) == ours)
-            with open(theirs, "wb") as pipe:  # the host's end of its replies, spoiled mid-stream
-                pipe.write(b"\xff\xff\xff\xff not a frame")
-            error = await c.until("error")
-            assert "search process" in error, error
-            assert (await c.until("done")).startswith("done move=")
-            await c.send("level depth=3")
-            await c.send("go think")
-            assert (await c.until("done")).startswith("done move=")
-            assert server.pool.deaths == 1 and server.pool.pids[0] != victim
-            c.writer.close()
-
-    asyncio.run(main())
-    assert any("out of step" in r.getMessage() for r in caplog.records)
+    assert any(logged in r.getMessage() and r.levelno == logging.ERROR for r in caplog.records)
 
 
 def test_sessions_keep_their_options_contempt_and_books_across_the_pipe(tmp_path: Path) -> None:
