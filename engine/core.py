@@ -98,8 +98,8 @@ def legal_moves(raw: RawPosition) -> list[RawMove]:
 
 
 def move_count(raw: RawPosition) -> int:
-    """How many legal moves there are, without building them."""
-    return int(lib.ckr_gen_moves(_new_pos(raw), ffi.new("ckr_move[]", MAX_MOVES)))
+    """How many legal moves there are, counted without building them (perft's bulk count)."""
+    return int(lib.ckr_count_moves(_new_pos(raw)))
 
 
 def legal_prefix(raw: RawPosition, paths: Sequence[Sequence[Square]]) -> int:

@@ -140,13 +140,15 @@ class HostPool:
             else:
                 first.set_result(message)
 
+        replies = os.fdopen(out_r, "rb", buffering=0)
         try:
-            _, host.frames = await loop.connect_read_pipe(lambda: _Replies(on_message),
-                                                          os.fdopen(out_r, "rb", buffering=0))
+            _, host.frames = await loop.connect_read_pipe(lambda: _Replies(on_message), replies)
         except OSError as exc:
+            replies.close()
             proc.kill()
             await proc.wait()
             raise SearchHostError(f"cannot read a search process: {exc}") from None
+
         def pipe_ended(_: object) -> None:
             if not first.done():  # it ended before its first word
                 first.set_result(None)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pickle
 import struct
+from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 from engine.errors import SamuelError
@@ -81,29 +82,16 @@ class FrameBuffer:
             raise WireError("the pipe ended inside a frame")
 
 
-def read_message(stream: BinaryIO) -> tuple[Any, ...] | None:
-    """The next message from a blocking stream; None at its end."""
-    header = _read_exactly(stream, HEADER)
-    if header is None:
-        return None
-    payload = _read_exactly(stream, frame_length(header))
-    if payload is None:
-        raise WireError("the pipe ended inside a frame")
-    return decode(payload)
-
-
-def _read_exactly(stream: BinaryIO, n: int) -> bytes | None:
-    parts: list[bytes] = []
-    got = 0
-    while got < n:
-        chunk = stream.read(n - got)
+def messages(stream: BinaryIO) -> Iterator[tuple[Any, ...]]:
+    """The messages of a blocking stream, in order, until it ends (WireError if it ends inside
+    a frame).  Each read takes whatever has arrived (an unbuffered pipe returns that at once)."""
+    frames = FrameBuffer()
+    while True:
+        chunk = stream.read(FrameBuffer.CHUNK)
         if not chunk:
-            if got == 0:
-                return None
-            raise WireError("the pipe ended inside a frame")
-        parts.append(chunk)
-        got += len(chunk)
-    return b"".join(parts)
+            frames.at_end()
+            return
+        yield from frames.feed(chunk)
 
 
 def portable_error(exc: BaseException) -> BaseException:

@@ -64,10 +64,12 @@ class HubSession:
         self.init_task: asyncio.Task[None] | None = None
         self.search_mode = ""
         self._open_ended = False
+        """The running search has no bound of its own (infinite, ponder): the idle clock runs."""
         self._run_task: asyncio.Task[object] | None = None
         self._idle_timer: asyncio.TimerHandle | None = None
+        self._reading = False
+        """``run`` waits for the client's next line: only that wait is cut short by the idle clock."""
         self._idle_expired = False
-        """The running search has no bound of its own (infinite, ponder): the idle clock runs."""
         self._pos_key: _PosKey | None = None
         """(pos, frame setting, moves) of ``self.board``, to replay only what a new pos adds."""
         self._pos_frame = ""
@@ -116,7 +118,7 @@ class HubSession:
             while True:
                 self._arm_idle(idle)
                 try:
-                    frame = await read_frame(reader, b"\n", self.settings.max_line)
+                    frame = await self._next_line(reader)
                 except LineTooLongError as exc:
                     self.error(str(exc))
                     await self.writer.drain()
@@ -154,6 +156,13 @@ class HubSession:
             self._bad_input.close()
             await self.shutdown()
 
+    async def _next_line(self, reader: asyncio.StreamReader) -> bytes | None:
+        self._reading = True
+        try:
+            return await read_frame(reader, b"\n", self.settings.max_line)
+        finally:
+            self._reading = False
+
     def _arm_idle(self, idle: float | None) -> None:
         """Start the idle clock, unless a search that ends by itself runs (its end starts it)."""
         self._disarm_idle()
@@ -168,7 +177,7 @@ class HubSession:
 
     def _on_idle(self) -> None:
         self._idle_timer = None
-        if self._run_task is not None:
+        if self._run_task is not None and self._reading:  # elsewhere: the next read re-arms it
             self._idle_expired = True
             self._run_task.cancel()
 

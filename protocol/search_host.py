@@ -180,7 +180,8 @@ def main(argv: list[str]) -> int:
     root.handlers[:] = [_WireLog(host)]
     level = argv[0] if argv else "WARNING"  # what the server's root logger lets through
     root.setLevel(int(level) if level.isdigit() else level.upper())
-    first = host_wire.read_message(wire_in)
+    incoming = host_wire.messages(wire_in)
+    first = next(incoming, None)
     if first is None:
         return 0
     if first[0] != "setup":
@@ -203,14 +204,9 @@ def main(argv: list[str]) -> int:
             log.exception("endgame database %s", defaults.egdb)
     log.debug("search process %d ready, priority %s", os.getpid(), defaults.search_priority)
     host.send(("ready", os.getpid()))
-    frames = host_wire.FrameBuffer()
     try:
-        while True:
-            chunk = wire_in.read(frames.CHUNK)  # unbuffered: whatever has arrived, in one read
-            if not chunk:
-                frames.at_end()
-                break
-            if not all(host.handle(m) for m in frames.feed(chunk)):
+        for message in incoming:
+            if not host.handle(message):
                 break
     finally:
         host.shut_down()

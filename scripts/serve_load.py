@@ -424,7 +424,9 @@ def sched_counts(pids: list[int]) -> dict[str, float]:
 
 class CpuUse:
     """Where the CPU went during the load: the server's event loop, its search processes, this
-    load generator (with its probe), what was left idle and what the hypervisor took."""
+    load generator (with its probe), what was left idle and what the hypervisor took.  Counted
+    from before the clients connect to after the last round settles, so the idle cores include
+    a few seconds outside the load."""
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
@@ -689,8 +691,11 @@ def main() -> int:
                   f"{cpu_use['search_wait']:.1f} s waited for a core; main threads ran "
                   f"{cpu_use['search_main']:.1f} s of their {cpu_use['search_run']:.1f} s, the kernel "
                   f"{cpu_use['search_system']:.1f} s")
-        if "hub" in per_dialect and search_cpu > 0 and len(args.dialects) == 1:
-            print(f"Hub nodes per searching CPU second: {hub_nodes / search_cpu / 1e6:.2f} M")
+        # The search threads alone (without the event loop or the reading threads, the main threads
+        # of either set-up), so the figure compares between set-ups.
+        searching_s = cpu_use.get("search_run", 0) - cpu_use.get("search_main", 0)
+        if "hub" in per_dialect and searching_s > 0 and len(args.dialects) == 1:
+            print(f"Hub nodes per CPU second of the search threads: {hub_nodes / searching_s / 1e6:.2f} M")
     if "dxp" in per_dialect:
         print(f"(DXP has no ping: its figure is the time from our MOVE to the server's, "
               f"which includes the {args.movetime * 1000:g} ms move time)")
