@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -218,3 +219,30 @@ def test_unopenable_files_are_named_errors(tmp_path: Path) -> None:
     with pytest.raises(RoteStoreError, match="cannot open as a rote store"):
         RoteStore(tmp_path / "no" / "such" / "folder" / "r.db")
     assert junk.read_bytes().startswith(b"this is not")  # left as it was
+
+
+def _open_at_once(path: str, barrier: Any, out: Any) -> None:
+    barrier.wait()
+    try:
+        RoteStore(path)
+        out.put("ok")
+    except Exception as exc:  # sent back to the test, which names it
+        out.put(f"{type(exc).__name__}: {exc}")
+
+
+def test_processes_opening_a_new_store_at_once_all_open_it(tmp_path: Path) -> None:
+    # A server's search processes start together and open the same rote store; switching a new
+    # database to WAL could find it locked without SQLite waiting (4 of 120 opens failed before).
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn" if sys.platform == "win32" else "fork")
+    for trial in range(10):
+        path = str(tmp_path / f"store{trial}.sqlite")
+        barrier, out = ctx.Barrier(4), ctx.Queue()
+        procs = [ctx.Process(target=_open_at_once, args=(path, barrier, out)) for _ in range(4)]
+        for p in procs:
+            p.start()
+        results = [out.get(timeout=60) for _ in procs]
+        for p in procs:
+            p.join(60)
+        assert results == ["ok"] * 4, results

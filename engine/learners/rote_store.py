@@ -166,7 +166,7 @@ class RoteStore:
         try:
             self._db = sqlite3.connect(str(self.path), timeout=timeout, isolation_level=None,
                                        check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
+            self._wal(timeout)
         except sqlite3.Error as exc:  # a missing folder, no permission, a file that is not SQLite
             raise RoteStoreError(f"{self.path}: cannot open as a rote store ({exc})") from None
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -189,6 +189,20 @@ class RoteStore:
         self._seen_merges = self.merges
 
     # ---- plumbing ----
+
+    def _wal(self, timeout: float) -> None:
+        """Switch to WAL.  Two processes opening a new store at once (a server's search processes
+        starting together) can find the switch locked without SQLite waiting on its busy timeout:
+        try again until the timeout."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.01)
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
