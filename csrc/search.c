@@ -1057,14 +1057,16 @@ static int egdb_root_filter(ckr_engine *e, ckr_pos *p, const ckr_move *root, int
     return first;
 }
 
-/* Reports are thinned to one per limits.info_ms: each one takes the GIL in the
- * Python wrapper, which many concurrent searches would otherwise fight over. */
+/* Reports are thinned to one per limits.info_ms, the first one too (counted from the
+ * start): each one takes the GIL in the Python wrapper, which many concurrent searches
+ * would otherwise fight over, and a search shorter than that gives its caller only its
+ * result, which holds the last iteration anyway. */
 static void report(ckr_engine *e, const ckr_info *info)
 {
     if (!e->callback)
         return;
     int64_t now = elapsed_ms(e);
-    if (e->limits.info_ms > 0 && e->last_report_ms >= 0 && now - e->last_report_ms < e->limits.info_ms)
+    if (e->limits.info_ms > 0 && now - e->last_report_ms < e->limits.info_ms)
         return;
     e->last_report_ms = now;
     e->callback(e->userdata, info);
@@ -1095,7 +1097,7 @@ int ckr_search(ckr_engine *e, const ckr_pos *pos, const uint64_t *history, int n
         if (e->limits.samuel_breaks[i] <= 0)
             e->limits.samuel_breaks[i] = (int[]){4, 5, 11, 20}[i];
     clock_gettime(CLOCK_MONOTONIC, &e->start);
-    e->last_report_ms = -1;
+    e->last_report_ms = 0;
     e->nodes = e->tt_hits = e->tt_probes = e->cutoffs = e->first_cutoffs = e->rote_hits = e->egdb_hits = 0;
     e->seldepth = 0;
     e->aborted = 0;

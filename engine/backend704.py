@@ -130,7 +130,7 @@ class Searcher704:
             raise GameOverError(f"no legal moves in {board.fen()}")
         best_info: SearchInfo | None = None
         nodes = cycles = 0
-        last_report = -1e9
+        last_report = 0.0  # the first report, too, waits info_interval (as in the core)
 
         def stopped() -> bool:
             if own.is_set() or (stop is not None and stop.is_set()):

@@ -291,15 +291,16 @@ class Searcher:
         """Search ``board`` within ``limit``; raises GameOverError when there is no move.
 
         ``info_interval`` (seconds) thins the ``on_info`` reports: the core skips an
-        iteration that completes sooner than that after the last report, without
-        entering Python, so many concurrent searches stay cheap.  The final
-        information is always in the result.
+        iteration that completes sooner than that after the last report (or the start:
+        a search, or book move, quicker than that reports nothing), without entering
+        Python, so many concurrent searches stay cheap.  The final information is
+        always in the result.
         """
         board.require_a_move()
         if self.book is not None and not limit.infinite:
             chosen = self.book_move(board)
             if chosen is not None:
-                return self._play_book(board, chosen, on_info)
+                return self._play_book(board, chosen, on_info if info_interval <= 0 else None)
         # A fresh table after every merge: take the current one for this search.
         self._core.set_rote(self.rote.table() if self.rote is not None else None)
         soft, hard = timeman.budgets(limit)

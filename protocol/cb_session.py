@@ -23,6 +23,7 @@ from protocol import cb_grammar as g
 from protocol.context import ServerSettings, Writer, engine_version
 from protocol.errors import LineTooLongError, ProtocolError
 from protocol.framing import decode_text, read_frame
+from protocol.idle_clock import IdleClock
 from protocol.log_limit import LogLimiter
 from protocol.options import SPECS
 from protocol.session import EngineSession, SearchBusyError
@@ -56,17 +57,18 @@ class _Output:
         self.closed = False
         self.bad_input = LogLimiter(log)
 
-    def line(self, text: str) -> None:
+    def line(self, *texts: str) -> None:
+        """Write these lines (one write: one send to the client, one wakeup of it)."""
         if self.closed or self._writer.is_closing():
             self.closed = True
             return
         try:
-            self._writer.write(text.encode("utf-8", errors="replace") + b"\n")
+            self._writer.write("".join(t + "\n" for t in texts).encode("utf-8", errors="replace"))
         except (ConnectionError, OSError, RuntimeError):
             self.closed = True
 
-    async def send(self, text: str) -> None:
-        self.line(text)
+    async def send(self, *texts: str) -> None:
+        self.line(*texts)
         await self.drain()
 
     async def drain(self) -> None:
@@ -368,20 +370,22 @@ class CbSession:
 
         moves = board.legal_moves
         score: Score | None = None
+        final: list[str] = []
         try:
             if len(moves) == 1:
                 best = moves[0]  # nothing to think about: answer at once, as CheckerBoard engines do
                 last = f"forced move {g.move_text(best)}"
-                self.out.line(g.format_status(last))
+                final.append(g.format_status(last))
             else:
                 result = await self.engine.search(board, limit, on_info, info_interval=STATUS_INTERVAL)
                 best = result.best if result.best is not None and board.is_legal(result.best) else moves[0]
                 score = result.info.score
-                # Reports are thinned to one per STATUS_INTERVAL: the final one always goes out.
-                final = _status_of(board, result.info)
-                if final != last:
-                    last = final
-                    self.out.line(g.format_status(last))
+                # Reports are thinned to one per STATUS_INTERVAL (none in a shorter search): the
+                # final one always goes out, in the same write as the move.
+                status = _status_of(board, result.info)
+                if status != last:
+                    last = status
+                    final.append(g.format_status(last))
         except SamuelError as exc:  # no move, or no table to search with
             await self.out.error(f"getmove: {exc}")
             return
@@ -391,7 +395,8 @@ class CbSession:
             return
         after = board.copy()
         after.push(best)
-        await self.out.send(g.format_move(g.move_text(best), _result(after, score), after.fen(), last))
+        final.append(g.format_move(g.move_text(best), _result(after, score), after.fen(), last))
+        await self.out.send(*final)
 
     async def close(self) -> None:
         self.engine.stop()
@@ -436,30 +441,26 @@ async def run_cb(reader: asyncio.StreamReader, writer: Writer, settings: ServerS
     """Serve one cb client until ``quit``, end of stream or the idle timeout."""
     out = _Output(writer)
     state = CbSession(out, settings)
-    read_task: asyncio.Task[bytes | None] | None = None
+    # The idle clock stops while a getmove searches and starts afresh when it ends.
+    idle = IdleClock(settings.idle_timeout)
     try:
         while not out.closed:  # a write that failed or timed out ends the session
-            if read_task is None:
-                read_task = asyncio.ensure_future(read_frame(reader, b"\n", settings.max_line))
-            if state.searching:
-                assert state.search_task is not None
-                await asyncio.wait({read_task, state.search_task}, return_when=asyncio.FIRST_COMPLETED)
-                if not read_task.done():
-                    continue  # the search ended: now the idle clock runs
-            else:
-                done, _ = await asyncio.wait({read_task}, timeout=settings.idle_timeout)
-                if not done:
-                    await out.error(f"idle for {settings.idle_timeout:g} s without a command; closing")
-                    return
-            task, read_task = read_task, None
+            if not state.searching:
+                idle.arm()
             try:
-                frame = task.result()
+                frame = await idle.read(read_frame(reader, b"\n", settings.max_line))
+            except asyncio.CancelledError:
+                if not idle.expired:
+                    raise
+                await out.error(f"idle for {settings.idle_timeout:g} s without a command; closing")
+                return
             except LineTooLongError as exc:
                 await out.error(str(exc))
                 continue
             except (ConnectionError, OSError) as exc:
                 log.info("cb: connection lost: %s", exc)
                 return
+            idle.disarm()
             if frame is None:
                 # End of input acts as playnow then quit: a piped script still gets its move.
                 state.engine.stop()
@@ -478,11 +479,17 @@ async def run_cb(reader: asyncio.StreamReader, writer: Writer, settings: ServerS
             if isinstance(req, g.Quit):
                 out.closed = True  # a search still running ends without a move line
                 return
+            before = state.search_task
             await state.handle(req)
             if out.closed:
                 return
+            started = state.search_task
+            if started is not None and started is not before:
+                started.add_done_callback(lambda _: idle.arm())
+            # One turn of the loop per line: a client that sends many lines at once does not hold
+            # the others up, and a getmove's search starts before a following playnow is handled.
+            await asyncio.sleep(0)
     finally:
-        if read_task is not None:
-            read_task.cancel()
+        idle.disarm()
         out.bad_input.close()
         await state.close()

@@ -23,6 +23,7 @@ from protocol.context import ENGINE_AUTHOR, ENGINE_COUNTRY, ServerSettings, Writ
 from protocol.errors import LineTooLongError, ProtocolError
 from protocol.framing import decode_text, read_frame
 from protocol.guard import is_socket
+from protocol.idle_clock import IdleClock
 from protocol.log_limit import LogLimiter
 from protocol.options import ENGINE_OPTIONS
 from protocol.session import EngineSession
@@ -65,11 +66,8 @@ class HubSession:
         self.search_mode = ""
         self._open_ended = False
         """The running search has no bound of its own (infinite, ponder): the idle clock runs."""
-        self._run_task: asyncio.Task[object] | None = None
-        self._idle_timer: asyncio.TimerHandle | None = None
-        self._reading = False
-        """``run`` waits for the client's next line: only that wait is cut short by the idle clock."""
-        self._idle_expired = False
+        self._idle: IdleClock | None = None
+        """The idle clock of ``run`` (None before it starts)."""
         self._pos_key: _PosKey | None = None
         """(pos, frame setting, moves) of ``self.board``, to replay only what a new pos adds."""
         self._pos_frame = ""
@@ -109,29 +107,25 @@ class HubSession:
     async def run(self, reader: asyncio.StreamReader) -> None:
         # Over TCP a silent client is closed after the idle timeout, except while a search that
         # ends by itself runs; on stdin the GUI owns the engine and may leave it idle for hours.
-        # The idle clock is a timer that cancels the pending read, re-armed after every line: a
-        # reading task and an ``asyncio.wait`` per line cost the event loop more than the rest of
-        # the line's work.
-        idle = self.settings.idle_timeout if is_socket(self.writer) else None
-        self._run_task = asyncio.current_task()
+        idle = self._idle = IdleClock(self.settings.idle_timeout if is_socket(self.writer) else None)
         try:
             while True:
-                self._arm_idle(idle)
+                self._arm_idle()
                 try:
-                    frame = await self._next_line(reader)
+                    frame = await idle.read(read_frame(reader, b"\n", self.settings.max_line))
                 except LineTooLongError as exc:
                     self.error(str(exc))
                     await self.writer.drain()
                     continue
                 except asyncio.CancelledError:
-                    if not self._idle_expired:
+                    if not idle.expired:
                         raise
-                    log.info("hub client silent for %g s; closing", idle)
-                    self.error(f"idle for {idle:g} s without a command; closing")
+                    log.info("hub client silent for %g s; closing", idle.timeout)
+                    self.error(f"idle for {idle.timeout:g} s without a command; closing")
                     with contextlib.suppress(ConnectionError, OSError):
                         await self.writer.drain()
                     break
-                self._disarm_idle()
+                idle.disarm()
                 if frame is None:
                     log.debug("hub: end of input, quitting")
                     break
@@ -145,41 +139,25 @@ class HubSession:
                 await self.writer.drain()
                 started = self.search_task
                 if started is not None and started is not before:
-                    started.add_done_callback(lambda _: self._arm_idle(idle))
+                    started.add_done_callback(lambda _: self._arm_idle())
                 # One turn of the loop per line: a client that sends many lines at once does not
                 # hold the others up, and a search that `go` just created starts (and says whether
                 # it ends by itself) before a following `stop` or `ponder-hit` is handled.
                 await asyncio.sleep(0)
         finally:
-            self._disarm_idle()
-            self._run_task = None
+            idle.disarm()
             self._bad_input.close()
             await self.shutdown()
 
-    async def _next_line(self, reader: asyncio.StreamReader) -> bytes | None:
-        self._reading = True
-        try:
-            return await read_frame(reader, b"\n", self.settings.max_line)
-        finally:
-            self._reading = False
-
-    def _arm_idle(self, idle: float | None) -> None:
+    def _arm_idle(self) -> None:
         """Start the idle clock, unless a search that ends by itself runs (its end starts it)."""
-        self._disarm_idle()
-        if idle is None or self._run_task is None or (self.searching and not self._open_ended):
+        idle = self._idle
+        if idle is None:
             return
-        self._idle_timer = asyncio.get_running_loop().call_later(idle, self._on_idle)
-
-    def _disarm_idle(self) -> None:
-        if self._idle_timer is not None:
-            self._idle_timer.cancel()
-            self._idle_timer = None
-
-    def _on_idle(self) -> None:
-        self._idle_timer = None
-        if self._run_task is not None and self._reading:  # elsewhere: the next read re-arms it
-            self._idle_expired = True
-            self._run_task.cancel()
+        if self.searching and not self._open_ended:
+            idle.disarm()
+        else:
+            idle.arm()
 
     def handle(self, text: str) -> None:
         log.debug("hub << %s", text)

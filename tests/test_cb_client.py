@@ -34,7 +34,13 @@ SETTINGS = ServerSettings(idle_timeout=None, defaults=SessionDefaults(hash_mb=1)
 
 @asynccontextmanager
 async def tcp_engine() -> AsyncIterator[CbEngine]:
-    server = await asyncio.start_server(lambda r, w: run_cb(r, w, SETTINGS), "127.0.0.1", 0)
+    sessions: list[asyncio.Task[None]] = []
+
+    async def session(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+        sessions.append(asyncio.current_task())  # type: ignore[arg-type]
+        await run_cb(r, w, SETTINGS)
+
+    server = await asyncio.start_server(session, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     engine = await connect_cb("127.0.0.1", port)
     try:
@@ -43,6 +49,9 @@ async def tcp_engine() -> AsyncIterator[CbEngine]:
         await engine.quit()
         server.close()
         await server.wait_closed()
+        # Python 3.11's wait_closed does not wait for the sessions: the one that saw quit may
+        # still be freeing its table, and the loop ending now would cancel it.
+        await asyncio.wait_for(asyncio.gather(*sessions), 30)
 
 
 @asynccontextmanager

@@ -356,3 +356,18 @@ def test_operator_evaluator_file_is_the_sessions_default(tmp_path: os.PathLike[s
     assert r.returncode == 0 and r.stderr == b""
     lines = r.stdout.decode().splitlines()
     assert lines[0] == "reply 1 mine" and lines[-1].startswith("move ")
+
+
+def test_a_getmove_pauses_the_idle_clock_and_its_move_restarts_it() -> None:
+    async def t() -> None:
+        c = Client(idle=0.3)
+        c.send(f"getmove {START} 1.0")
+        move, before = await c.until("move ")  # no idle error while it searched
+        searched = float(move.split(" time ")[1].split()[0])
+        assert searched > 0.3, move  # the search outlasted the idle timeout
+        assert not any(x.startswith("error") for x in before)
+        closing = await c.line(10)  # and after the move the clock runs again
+        assert closing.startswith("error") and "idle for 0.3 s" in closing
+        await asyncio.wait_for(c.task, 10)
+
+    asyncio.run(t())

@@ -75,6 +75,7 @@ def test_the_server_searches_in_its_processes_and_stops_them_at_close() -> None:
             await c.send("go think")
             assert (await c.until("done")).startswith("done move=")
             # A search without limit runs in the host; ping is answered meanwhile and stop ends it.
+            await c.send("level infinite")  # analysis keeps a move-time: this one must run until stopped
             await c.send("go analyze")
             await c.until("info")
             await c.send("ping")

@@ -1,0 +1,38 @@
+"""IdleClock: it cancels its task only while the task waits for a line, and never when off."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from protocol.idle_clock import IdleClock
+
+
+def test_it_cuts_short_only_the_wait_for_a_line() -> None:
+    async def main() -> None:
+        clock = IdleClock(0.05)
+        clock.arm()
+        await asyncio.sleep(0.15)  # fired while the task did something else: not cancelled
+        assert not clock.expired
+        clock.arm()
+        with pytest.raises(asyncio.CancelledError):
+            await clock.read(asyncio.sleep(10))
+        assert clock.expired
+
+    asyncio.run(main())
+
+
+def test_rearming_starts_it_afresh_and_none_never_fires() -> None:
+    async def main() -> None:
+        clock = IdleClock(0.2)
+        for _ in range(4):  # lines every 0.1 s keep a 0.2 s clock from firing
+            clock.arm()
+            assert await clock.read(asyncio.sleep(0.1, "line")) == "line"
+        clock.disarm()
+        assert await clock.read(asyncio.sleep(0.3, "late")) == "late"  # disarmed: no timeout
+        off = IdleClock(None)
+        off.arm()
+        assert await off.read(asyncio.sleep(0.1, "x")) == "x" and not off.expired
+
+    asyncio.run(main())
