@@ -4,9 +4,10 @@ The server's event loop needs little CPU but needs it at once: a ``ping`` or ``s
 waits behind 32 searches for its turn is answered late.  Measured with
 ``scripts/serve_load.py`` (32 games at 50 ms a move, 2 cores), the searches' priority
 decides the ping's 99th percentile: about 12 ms at nice 10, 8.6 ms at nice 19 and under
-5 ms in Linux's idle class.  The searches themselves lose nothing in the idle class (the C
-search's nodes per CPU second are the same); what the games lost at first was CPU spent on
-Python per move, since mostly cut (README, "Search speed per game": about 2% is left).
+5 ms in Linux's idle class.  The C search's nodes per CPU second are the same in every class;
+what the games lost at first was CPU spent on Python per move, since cut to no measurable loss
+against the server before search processes (README, "Search speed per game"), though the idle
+class still costs about 2% of the nodes a move that ``low`` gets.
 
 * ``idle``: SCHED_IDLE, the default for ``samuel serve``.  Searches use only CPU nothing
   else wants; the process's reading thread runs at nice 19, above them, so a ``stop`` is
