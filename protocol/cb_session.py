@@ -490,6 +490,6 @@ async def run_cb(reader: asyncio.StreamReader, writer: Writer, settings: ServerS
             # the others up, and a getmove's search starts before a following playnow is handled.
             await asyncio.sleep(0)
     finally:
-        idle.disarm()
+        idle.stop()
         out.bad_input.close()
         await state.close()

@@ -145,7 +145,7 @@ class HubSession:
                 # it ends by itself) before a following `stop` or `ponder-hit` is handled.
                 await asyncio.sleep(0)
         finally:
-            idle.disarm()
+            idle.stop()
             self._bad_input.close()
             await self.shutdown()
 

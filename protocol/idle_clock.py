@@ -27,17 +27,24 @@ class IdleClock:
         self._task = asyncio.current_task()
         self._timer: asyncio.TimerHandle | None = None
         self._reading = False
+        self._stopped = False
 
     def arm(self) -> None:
-        """Start the clock afresh (stopping it first if it runs)."""
+        """Start the clock afresh (stopping it first if it runs); nothing once ``stop``ped."""
         self.disarm()
-        if self.timeout is not None and self._task is not None and not self._task.done():
+        if self.timeout is not None and not self._stopped and self._task is not None:
             self._timer = asyncio.get_running_loop().call_later(self.timeout, self._fire)
 
     def disarm(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+
+    def stop(self) -> None:
+        """The session ends: disarm for good (a search that ends later must not re-arm a timer
+        that would hold the session for the whole timeout)."""
+        self._stopped = True
+        self.disarm()
 
     async def read(self, line: Awaitable[T]) -> T:
         """Await ``line`` (the read of the next line); the only wait the clock may cut short."""

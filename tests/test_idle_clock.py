@@ -36,3 +36,14 @@ def test_rearming_starts_it_afresh_and_none_never_fires() -> None:
         assert await off.read(asyncio.sleep(0.1, "x")) == "x" and not off.expired
 
     asyncio.run(main())
+
+
+def test_a_stopped_clock_stays_off() -> None:
+    async def main() -> None:
+        clock = IdleClock(0.05)
+        clock.arm()
+        clock.stop()
+        clock.arm()  # a search that ends after the session did
+        assert await clock.read(asyncio.sleep(0.15, "x")) == "x" and not clock.expired
+
+    asyncio.run(main())
