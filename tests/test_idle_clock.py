@@ -25,12 +25,17 @@ def test_it_cuts_short_only_the_wait_for_a_line() -> None:
 
 def test_rearming_starts_it_afresh_and_none_never_fires() -> None:
     async def main() -> None:
-        clock = IdleClock(0.2)
-        for _ in range(4):  # lines every 0.1 s keep a 0.2 s clock from firing
+        # Lines every 0.05 s keep a 1 s clock from firing though together they outlast it, and
+        # the margin is wide (a line due in the same turn as the timer would lose to it).
+        clock = IdleClock(1.0)
+        for _ in range(25):  # 1.25 s in all
             clock.arm()
-            assert await clock.read(asyncio.sleep(0.1, "line")) == "line"
-        clock.disarm()
-        assert await clock.read(asyncio.sleep(0.3, "late")) == "late"  # disarmed: no timeout
+            assert await clock.read(asyncio.sleep(0.05, "line")) == "line"
+        assert not clock.expired
+        short = IdleClock(0.05)
+        short.arm()
+        short.disarm()
+        assert await short.read(asyncio.sleep(0.15, "late")) == "late"  # disarmed: no timeout
         off = IdleClock(None)
         off.arm()
         assert await off.read(asyncio.sleep(0.1, "x")) == "x" and not off.expired
