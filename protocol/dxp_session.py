@@ -397,17 +397,17 @@ class DxpFollower:
             await self.send(g.GameEnd(reason, g.STOP_NEXT_GAME))
             return
         await self.session.wait_idle()
+        failure: SamuelError | None = None
         try:
             result = await self.session.search(game.board, self._limit(game))
         except SamuelError as exc:
-            log.warning("dxp: search failed: %s", exc)
-            if generation == self._generation:
-                self._think_task = None  # _abort must not wait for this very task
-                await self._abort(f"error: the engine could not move: {exc}")
-            return
+            # As in Hub: the game goes on with a legal move (a dead search process is replaced,
+            # the next search starts afresh), and the client is told this one is unsearched.
+            log.warning("dxp: search failed, playing an unsearched move: %s", exc)
+            result, failure = None, exc
         if generation != self._generation or self.game is not game:
             return  # the game ended or was rewound meanwhile
-        move: Move = move_to_play(game.board, result)
+        move: Move = move_to_play(game.board, result) if result is not None else game.board.require_moves()[0]
         # From here on the move is ours: nothing may cancel it between push and send.
         self._think_task = None
         used = self._loop.time() - game.turn_started
@@ -417,6 +417,9 @@ class DxpFollower:
         game.board.push(move)
         log.debug("dxp: we play %s after %.3f s", move, used)
         await self.send(g.move_message(move, round(used)))
+        if failure is not None:  # after the move, which must not wait for it
+            text = f"error: {move} played unsearched, the search failed: {failure}"
+            self._spawn_chat(text[: g.MAX_MESSAGE - 1])
 
     async def _cancel_search(self) -> None:
         task = self._think_task

@@ -22,7 +22,7 @@ from engine import evaluators
 from engine.board import Board
 from engine.errors import SamuelError
 from engine.limits import Limit
-from protocol import host_wire, hub_grammar
+from protocol import dxp_grammar, host_wire, hub_grammar
 from protocol.context import ServerSettings
 from protocol.host_pool import HostPool, SearchHostError
 from protocol.memory_budget import HashBudget, HashBudgetError
@@ -377,3 +377,73 @@ def test_batch_priority_puts_searches_in_the_batch_class() -> None:
         t.start()
         t.join()
     assert (seen["class"], seen["nice"]) == (os.SCHED_BATCH, 19)
+
+
+class Frames:
+    """A DXP client: messages end with a NUL."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+        self.chats: list[str] = []
+
+    async def send(self, msg: dxp_grammar.Message) -> None:
+        self.writer.write(dxp_grammar.format_message(msg).encode() + b"\0")
+        await self.writer.drain()
+
+    async def until(self, kind: type[dxp_grammar.Message], timeout: float = 60.0) -> dxp_grammar.Message:
+        """The next message of ``kind``; chats on the way are kept, anything else fails the test."""
+        while True:
+            raw = await asyncio.wait_for(self.reader.readuntil(b"\0"), timeout)
+            msg = dxp_grammar.parse_message(raw[:-1].decode())
+            if isinstance(msg, kind):
+                return msg
+            assert isinstance(msg, dxp_grammar.Chat), f"expected {kind.__name__}, got {msg}"
+            self.chats.append(msg.text)
+
+
+async def _searching(pool: HostPool) -> None:
+    """Until a search process holds a request (a search under way)."""
+    while not any(h.pending for h in pool._hosts if h.alive):
+        await asyncio.sleep(0.01)
+
+
+def test_dxp_answers_a_legal_move_when_its_search_process_dies_and_the_game_goes_on(
+    monkeypatch: pytest.MonkeyPatch, error_logs_expected: None
+) -> None:
+    from protocol import dxp_session
+
+    monkeypatch.setattr(dxp_session, "MESSAGE_GAP", 0.005)
+    long_search = [True]
+    short = dxp_session.DxpFollower._limit
+
+    def limit(self: dxp_session.DxpFollower, game: object) -> Limit:
+        # The first search runs until the process is killed; the later ones are short.
+        return Limit(movetime=3600) if long_search[0] else short(self, game)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(dxp_session.DxpFollower, "_limit", limit)
+
+    async def main() -> None:
+        async with running(settings()) as server:
+            assert server.pool is not None
+            c = Frames(*await asyncio.open_connection("127.0.0.1", server.ports["dxp"]))
+            board = Board()
+            await c.send(dxp_grammar.GameReq("tester", board.turn, 0, 0, None))
+            assert (await c.until(dxp_grammar.GameAcc)).code == dxp_grammar.ACCEPT  # type: ignore[union-attr]
+            await asyncio.wait_for(_searching(server.pool), 60)
+            victim = server.pool.pids[0]
+            long_search[0] = False
+            os.kill(victim, signal.SIGKILL)
+            reply = await c.until(dxp_grammar.MoveMsg)
+            assert isinstance(reply, dxp_grammar.MoveMsg)
+            board.push(dxp_grammar.find_move(board, reply))  # legal, or this raises
+            for _ in range(2):  # the game goes on, on a new search process
+                await c.send(dxp_grammar.move_message(board.legal_moves[0]))
+                board.push(board.legal_moves[0])
+                reply = await c.until(dxp_grammar.MoveMsg)
+                assert isinstance(reply, dxp_grammar.MoveMsg)
+                board.push(dxp_grammar.find_move(board, reply))
+            assert any("search process" in text and "SIGKILL" in text for text in c.chats), c.chats
+            assert server.pool.pids and server.pool.pids[0] != victim
+            c.writer.close()
+
+    asyncio.run(main())
