@@ -6,8 +6,8 @@ for it: with 32 games searching, a ``ping`` waited up to 60 ms.  ``HostPool`` st
 worker processes (``protocol.search_host``) that own the C core, the tables and the
 learners; the server process keeps only the event loop, reading the hosts' pipes like any
 other stream.  Sessions are spread over the hosts; a host that dies (killed, crashed) fails
-its sessions' requests with a clear error, and its sessions move to a fresh host at their
-next request.
+its sessions' requests with a clear error and is replaced at once; its sessions move to a
+live host at their next request.
 """
 
 from __future__ import annotations
@@ -101,6 +101,7 @@ class HostPool:
         self._numbers = itertools.count(1)
         self._spawning: asyncio.Task[_Host] | None = None
         self._closing = False
+        self._started = False
         self.deaths = 0
 
     @property
@@ -114,6 +115,7 @@ class HostPool:
         if errors:
             await self.close()
             raise errors[0]
+        self._started = True
 
     async def _spawn(self) -> _Host:
         number = next(self._numbers)
@@ -182,13 +184,32 @@ class HostPool:
         if self._closing:
             raise SearchHostError("the server is shutting down")
         live = [h for h in self._hosts if h.alive]
-        if len(live) < self.processes:
-            if self._spawning is None or self._spawning.done():
-                self._spawning = asyncio.ensure_future(self._spawn())
-                self._spawning.add_done_callback(_log_failed_spawn)
-            if not live:
-                return await asyncio.shield(self._spawning)
+        spawning = self._replenish()
+        if not live:
+            assert spawning is not None
+            return await asyncio.shield(spawning)
         return min(live, key=lambda h: len(h.sessions))
+
+    def _replenish(self) -> asyncio.Task[_Host] | None:
+        """The start of a replacement when the pool is short of live hosts (one at a time; the
+        next follows when this one is up), else None."""
+        if self._spawning is not None and not self._spawning.done():
+            return self._spawning
+        if self._closing or sum(h.alive for h in self._hosts) >= self.processes:
+            return None
+        self._spawning = asyncio.ensure_future(self._spawn())
+        self._spawning.add_done_callback(self._spawned)
+        return self._spawning
+
+    def _spawned(self, task: asyncio.Task[_Host]) -> None:
+        if task.cancelled():
+            return
+        if task.exception() is not None:
+            # Whoever awaited it has the error too; this keeps it from going unread when nobody did.
+            # No retry here (a pool that cannot start a process would spin): the next request tries.
+            log.error("could not replace a search process: %s", task.exception())
+            return
+        self._replenish()
 
     async def _watch(self, host: _Host) -> None:
         """Wait for the end of the host's replies (its death, or its exit at close), then fail
@@ -199,6 +220,10 @@ class HostPool:
         except asyncio.CancelledError:
             return
         host.alive = False
+        if self._started:
+            # Replaced now, not at the next search: that move would pay the process's start (the
+            # engine imported, its data loaded: a second or more).
+            self._replenish()
         await _end(host.proc)
         if not self._closing:
             self.deaths += 1
@@ -250,7 +275,10 @@ class HostPool:
         """Tell every host to quit (they save the learners' work), and wait for them."""
         self._closing = True
         if self._spawning is not None and not self._spawning.done():
-            self._spawning.cancel()
+            # Waited for, not cancelled: a process cancelled half-started would be left behind.
+            # It joins the hosts told to quit below (or failed, and its error is logged).
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self._spawning)
         hosts = list(self._hosts)
         for h in hosts:
             with contextlib.suppress(Exception):
@@ -270,12 +298,6 @@ class HostPool:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await asyncio.wait_for(h.reader, 5)
         self._hosts.clear()
-
-
-def _log_failed_spawn(task: asyncio.Task[_Host]) -> None:
-    # Whoever awaited it has the error too; this keeps it from going unread when nobody did.
-    if not task.cancelled() and task.exception() is not None:
-        log.error("could not replace a search process: %s", task.exception())
 
 
 async def _end(proc: asyncio.subprocess.Process, grace: float = 2.0) -> None:

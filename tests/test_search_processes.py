@@ -447,3 +447,32 @@ def test_dxp_answers_a_legal_move_when_its_search_process_dies_and_the_game_goes
             c.writer.close()
 
     asyncio.run(main())
+
+
+def test_a_killed_search_process_is_replaced_at_once_not_at_the_next_search(
+    error_logs_expected: None
+) -> None:
+    async def main() -> None:
+        pool = HostPool(2, SessionDefaults(hash_mb=1))
+        await pool.start()
+        try:
+            first = set(pool.pids)
+            victim = min(first)
+            os.kill(victim, signal.SIGKILL)
+
+            async def replaced() -> None:  # nothing asks the pool for a host meanwhile
+                while not (pool.deaths == 1 and len(pool.pids) == 2 and victim not in pool.pids):
+                    await asyncio.sleep(0.02)
+
+            await asyncio.wait_for(replaced(), 60)  # a bound only a hang reaches
+            assert len(set(pool.pids) - first) == 1
+            for pid in pool.pids:
+                os.kill(pid, 0)  # alive
+            session = EngineSession(replace(SessionDefaults(hash_mb=1), search_hosts=pool))
+            assert (await session.search(Board(), Limit(depth=2))).best is not None
+            await session.close()
+            assert len(pool.pids) == 2  # and no third one was started
+        finally:
+            await pool.close()
+
+    asyncio.run(main())
