@@ -44,17 +44,33 @@ class HubLine:
 
     command: str
     args: dict[str, str | None] = field(default_factory=dict)
+    strays: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Bare tokens starting with a digit, by the argument with a value they follow
+    (``moves=11-15 24-20`` without quotes leaves ``24-20`` here): reading that argument is an
+    error naming them, where ignoring them would quietly drop moves."""
 
     def has(self, name: str) -> bool:
         return name in self.args
 
     def value(self, name: str) -> str | None:
-        """The value of ``name``, None when absent; ProtocolError when given as a bare flag."""
+        """The value of ``name``, None when absent; ProtocolError when given as a bare flag or
+        followed by stray moves."""
         if name not in self.args:
             return None
         v = self.args[name]
         if v is None:
             raise ProtocolError(f"{self.command}: {name} needs a value ({name}=...)")
+        stray = self.strays.get(name)
+        if stray:
+            # Read on, the line would mean only its first move: the rest would be dropped unseen.
+            listed = " ".join(stray)
+            if name == "moves" or _all_moves(v):
+                fix = f'quote the whole list: {name}="{v} {listed}"'
+            elif _all_moves(listed):
+                fix = f'moves go in one quoted value: moves="{listed}"'
+            else:
+                fix = "a value with spaces must be quoted"
+            raise ProtocolError(f"{self.command}: stray tokens after {name}=: {listed}; {fix}")
         return v
 
     def require(self, name: str) -> str:
@@ -67,6 +83,17 @@ class HubLine:
 def _is_blank(ch: str) -> bool:
     return ch in " \t"
 
+
+_MOVE_TOKEN = re.compile(r"\d{1,2}(?:[-xX]\d{1,2})+")
+
+_STRAY = re.compile(r"\d")
+"""A bare token starting with a digit (``24-20``, ``28x19x23``, ``2``) is no flag: Hub flags are
+names.  It is what is left of a value with spaces sent without quotes."""
+
+
+def _all_moves(text: str) -> bool:
+    tokens = text.split()
+    return bool(tokens) and all(_MOVE_TOKEN.fullmatch(t) for t in tokens)
 
 _ID = re.compile(r'[^ \t="]*')
 """A name or bare value, as Scan reads one: anything printable that is not blank, '=' or '"'.
@@ -101,6 +128,8 @@ def tokenize(text: str) -> HubLine | None:
     if not command:
         raise ProtocolError(f"line must start with a command, found {text[i]!r} at column {i + 1}")
     args: dict[str, str | None] = {}
+    strays: dict[str, tuple[str, ...]] = {}
+    last = ""  # the last argument with a value: a stray token is charged to it
     while True:
         start = i
         while i < n and _is_blank(text[i]):
@@ -128,9 +157,12 @@ def tokenize(text: str) -> HubLine | None:
                         f"{command}: {name}= has no value (found {found}); quote empty values"
                     )
             args[name] = value
+            last = name
+        elif last and _STRAY.match(name):
+            strays[last] = (*strays.get(last, ()), name)
         else:
             args[name] = None
-    return HubLine(command, args)
+    return HubLine(command, args, strays)
 
 
 def _plain(value: str) -> bool:

@@ -32,6 +32,38 @@ def test_tokenize_command_values_quotes_and_flags() -> None:
     assert g.tokenize("") is None
 
 
+@pytest.mark.parametrize(("text", "name", "fragment"), [
+    # An unquoted list of moves: only its first move was read, the rest dropped without a word.
+    ("pos pos=X moves=11-15 24-20 15-19", "moves",
+     'stray tokens after moves=: 24-20 15-19; quote the whole list: moves="11-15 24-20 15-19"'),
+    ('pos pos=X moves="11-15 24-20" 15-19', "moves", 'moves="11-15 24-20 15-19"'),
+    ("pos moves=11-15 24-2O start pos=X", "moves", "stray tokens after moves=: 24-2O"),
+    # Moves with no moves= at all, and any other value with spaces sent unquoted.
+    ("pos pos=X 11-15 24-20", "pos", 'stray tokens after pos=: 11-15 24-20; moves go in one quoted value: '
+                                     'moves="11-15 24-20"'),
+    ("level moves=40 time=60 7", "time", "stray tokens after time=: 7; a value with spaces must be quoted"),
+    ("set-param name=hash value=64 128", "value", "stray tokens after value=: 128"),
+])
+def test_stray_tokens_after_a_value_are_an_error_naming_them(text: str, name: str, fragment: str) -> None:
+    line = g.tokenize(text)
+    assert line is not None
+    with pytest.raises(ProtocolError, match="^" + line.command + ": ") as err:
+        line.value(name)
+    assert fragment in str(err.value)
+    with pytest.raises(ProtocolError, match="stray tokens"):
+        line.require(name)
+
+
+def test_quoted_lists_and_flags_that_are_names_are_no_strays() -> None:
+    line = g.tokenize('pos pos=X moves="11-15 24-20 15-19" start future-flag')
+    assert line is not None and line.value("moves") == "11-15 24-20 15-19"
+    assert line.has("start") and line.has("future-flag") and not line.strays
+    line = g.tokenize("level moves=40 time=60")
+    assert line is not None and (line.value("moves"), line.value("time")) == ("40", "60")
+    line = g.tokenize("go 11-15 think")  # before any value: an unknown flag, ignored as Hub asks
+    assert line is not None and line.has("think") and not line.strays
+
+
 @pytest.mark.parametrize("text", [
     'pos pos="unterminated',
     "=x",
