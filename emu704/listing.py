@@ -18,6 +18,10 @@ A DEC/OCT/BCD card with several words prints the further words on lines of their
 BSS, BES, EQU and SYN show the value of their location symbol in the LOC column, END the
 start address.  All numbers in the listing are octal.  The symbol table follows, sorted by
 name, four symbols to a line.
+
+A warning (input UA SAP accepted but that is probably a slip, such as a variable field cut at
+column 72) is printed under its line as ``  *** WARNING line N: ...``, and their count closes
+the listing.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from typing import TYPE_CHECKING
 from emu704.word import format_instruction, format_octal
 
 if TYPE_CHECKING:
-    from emu704.sap import Image
+    from emu704.sap import Image, ListedLine
 
 FIELD_WIDTH = 16
 SYMBOLS_PER_LINE = 4
@@ -53,23 +57,35 @@ def format_listing(image: Image) -> str:
     """The whole listing of an assembled program, ending with its symbol table."""
     size = f"{image.memory_size // 1024}K"
     out = [f"SAP ASSEMBLY LISTING   {image.name}   {size} MEMORY   {image.mode}", "", HEADER]
+    warnings: dict[int, list[str]] = {}
+    for w in image.warnings:
+        warnings.setdefault(w.line, []).append(f"  *** WARNING line {w.line}: {w.message}")
     for line in image.lines:
-        location = "" if line.location is None else f"{line.location % 0o100000:05o}"
-        if not line.words:
-            out.append(f"{line.number:5d}  {location:5}  {'':{FIELD_WIDTH}}  {line.text}".rstrip())
-            continue
-        for i, word in enumerate(line.words):
-            fields = format_fields(word, line.layout)
-            assert line.location is not None
-            location = f"{line.location + i:05o}"
-            if i == 0:
-                out.append(f"{line.number:5d}  {location}  {fields:{FIELD_WIDTH}}  {line.text}".rstrip())
-            else:
-                out.append(f"{'':5}  {location}  {fields}")
+        _format_line(out, line)
+        out += warnings.get(line.number, [])
     out += ["", format_symbol_table(image.symbols)]
     start = "NONE" if image.start is None else f"{image.start:05o}"
     out += ["", f"START {start}"]
+    if image.warnings:
+        count = len(image.warnings)
+        out.append(f"{count} WARNING{'S' if count != 1 else ''}")
     return "\n".join(out) + "\n"
+
+
+def _format_line(out: list[str], line: ListedLine) -> None:
+    """Append one source line, with its location and words, to ``out``."""
+    location = "" if line.location is None else f"{line.location % 0o100000:05o}"
+    if not line.words:
+        out.append(f"{line.number:5d}  {location:5}  {'':{FIELD_WIDTH}}  {line.text}".rstrip())
+        return
+    for i, word in enumerate(line.words):
+        fields = format_fields(word, line.layout)
+        assert line.location is not None
+        location = f"{line.location + i:05o}"
+        if i == 0:
+            out.append(f"{line.number:5d}  {location}  {fields:{FIELD_WIDTH}}  {line.text}".rstrip())
+        else:
+            out.append(f"{'':5}  {location}  {fields}")
 
 
 def format_symbol_table(symbols: dict[str, int]) -> str:

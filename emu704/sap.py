@@ -17,6 +17,10 @@ A *card* is one line.  Two layouts are accepted:
       cols 12-72 variable field, ended by the first blank; the rest is a comment
       cols 73-80 identification (ignored)
 
+  A variable field that fills column 72 and goes on is cut there, as UA SAP cut it: a warning
+  in the listing (``Image.warnings``) names the characters not read.  A line with text past
+  column 80 is an error in either layout: a card has 80 columns.
+
   A line is read in fixed format when it has no tab, column 7 is blank, columns 8-10 hold
   three non-blank characters and column 11 is blank (or the line ends there).
 
@@ -44,23 +48,35 @@ Numbers are decimal everywhere except in OCT, also device addresses: ``RDS 209``
 (``RDS 321`` would select 0501), so use the SAP names RCD, WPR, WPU, RTB i ...
 
 Which subfields an operation takes is ``isa.OpDef.operands``: ``Y,T`` (the address must lie in
-memory), ``Y,T,D`` (type A: a memory address; PZE..MTH: any 15-bit values), ``n,T`` and ``0,T``
-(shift count, PAX/PDX/PXD: any 15-bit value), ``i`` (SLN 2, RTB 3: one operand inside
-``operand_range``), and none for the fixed +-0760 sub-ops and I/O names (CHS, RCD: a variable
-field is an error).  HPR and NOP keep an address if one is given (a halt code).  A decrement on a
-type B instruction is an error.
+memory), ``Y,T,D`` (type A: a memory address; PZE..MTH: any 15-bit values), ``n,T`` (ALS ARS
+LLS LRS LGL RQL: a shift count 0-255; the 704 uses only the address's low 8 bits, so UA SAP's
+silent ``ALS 300`` = ALS 44 and ``ARS -1`` = ARS 255 are errors here), ``0,T`` (PAX/PDX/PXD:
+any 15-bit value), ``i`` (SLN 2, RTB 3: one operand inside ``operand_range``), and none for
+the fixed +-0760 sub-ops and I/O names (CHS, RCD: a variable field is an error).  HPR and NOP
+keep an address if one is given (a halt code).  A decrement on a type B instruction is an
+error.
 
 Pseudo-operations: ORG BSS BES DEC OCT BCD EQU SYN END REM FUL ABS (see the reference, 4.3).
 BES defines its symbol as the word *after* the block (UA SAP).  EQU/SYN may refer forward;
 ORG/BSS/BES only to symbols already defined.  Two cards assembling the same location is an
-error.  The other UA SAP pseudo-operations (REL HED DEF LIB ...) are recognised and rejected.
+error.  END's start address must hold an instruction: a DEC/OCT/BCD word, a BSS/BES block or a
+location nothing assembles is an error (UA SAP punched it anyway).  The other UA SAP
+pseudo-operations (REL HED DEF LIB ...) are recognised and rejected.
+
+Errors
+------
+Every error and warning names its line and carries the card's text.  A card that fails
+leaves its location symbol undefined, and the cards using that symbol fail quietly rather
+than each reporting it undefined; an unknown operation still counts one word and defines its
+symbol, so the cards after it keep their locations.
 
 Public API
 ----------
 ``assemble(text, memory_size=4096, *, name="<source>") -> Image`` (raises :class:`SapError`
 listing every problem), ``assemble_file(path, ...)``, :class:`Image` (blocks, start, symbols,
-listing lines; ``deck()``, ``cbn()``, ``save_cbn(path)``, ``listing()``, ``load_into(memory)``),
-and the command line ``python -m emu704.sap prog.sap --cbn prog.cbn --listing prog.lst``.
+listing lines, warnings; ``deck()``, ``cbn()``, ``save_cbn(path)``, ``listing()``,
+``load_into(memory)``), :func:`format_warnings`, and the command line
+``python -m emu704.sap prog.sap --cbn prog.cbn --listing prog.lst`` (warnings go to stderr).
 """
 
 from __future__ import annotations
@@ -86,6 +102,10 @@ MAG_LIMIT = 1 << 35
 
 CARD_COLUMNS = 72
 """Columns of a fixed-format card that SAP reads (73-80 are identification)."""
+CARD_LENGTH = 80
+"""Columns on a card: a longer line cannot be one."""
+_VARIABLE_START = 11
+"""0-based column where the fixed-format variable field starts (card column 12)."""
 SYMBOL_LENGTH = 6
 SYMBOL_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.$")
 """Characters allowed in a symbol (at least one must not be a digit)."""
@@ -109,7 +129,7 @@ Block = tuple[int, list[int]]
 
 @dataclass(frozen=True)
 class Problem:
-    """One error: the 1-based source line, what is wrong, and the offending card."""
+    """One error or warning: the 1-based source line, what is wrong, and the offending card."""
 
     line: int
     message: str
@@ -136,6 +156,11 @@ class DeckError(ValueError):
 
 class _CardError(Exception):
     """Internal: one problem with the card being assembled."""
+
+
+class _FollowOn(_CardError):
+    """Internal: the card uses the symbol of a card that already failed; that card's error says
+    it all, so this one fails quietly instead of reporting the symbol as undefined."""
 
 
 # ------------------------------------------------------------------------------------------
@@ -449,6 +474,8 @@ class Image:
     name: str = "<source>"
     end_line: int | None = None
     """The line of the END card (None: the source has none)."""
+    warnings: list[Problem] = field(default_factory=list)
+    """What UA SAP accepted but is probably a slip (printed in the listing), in line order."""
 
     def words(self) -> dict[int, int]:
         """Sparse memory image {address: word}."""
@@ -522,6 +549,13 @@ class _Assembler:
         self.symbols: dict[str, int] = {}
         self.defined_on: dict[str, int] = {}
         self.problems: list[Problem] = []
+        self.warnings: list[Problem] = []
+        self.failed_labels: set[str] = set()
+        """Location symbols of cards that failed (their uses are follow-on errors)."""
+        self.contents: dict[int, tuple[bool, Card]] = {}
+        """Pass 2: location -> (is a DEC/OCT/BCD data word, the card that assembled it)."""
+        self.reserved: list[tuple[int, int, Card]] = []
+        """Pass 2: (origin, size, card) of each BSS/BES block."""
         self.statements: list[_Statement] = []
         self.start: int | None = None
         self.mode = "ABS"
@@ -531,11 +565,48 @@ class _Assembler:
     def problem(self, card: Card, message: str) -> None:
         self.problems.append(Problem(card.number, message, card.text))
 
+    def warning(self, card: Card, message: str) -> None:
+        self.warnings.append(Problem(card.number, message, card.text))
+
+    def check_columns(self, card: Card) -> None:
+        """A line past column 80 is an error; a variable field cut at column 72 a warning."""
+        text = card.text.rstrip()
+        if len(text) > CARD_LENGTH:
+            past = text[CARD_LENGTH:]
+            column = len(text) - len(past.lstrip()) + 1
+            self.problem(card, f"line runs to column {len(text)}: a card has {CARD_LENGTH} columns, so "
+                               f"{past.lstrip()!r} (from column {column}) cannot be on it")
+        # UA SAP read columns 1-72 only and took 73-80 as identification: a variable field that
+        # fills column 72 and goes on was cut there without a word.  BCD's text is fixed-width.
+        if (card.fixed and card.op not in ("BCD", "REM") and takes_variable_field(card.op)
+                and len(card.variable) == CARD_COLUMNS - _VARIABLE_START
+                and text[CARD_COLUMNS:CARD_COLUMNS + 1] not in ("", " ")):
+            cut = text[CARD_COLUMNS:CARD_LENGTH].split(" ", 1)[0]
+            self.warning(card, f"the variable field runs past column {CARD_COLUMNS}: SAP reads columns "
+                               f"1-{CARD_COLUMNS} only, so {cut!r} (columns {CARD_COLUMNS + 1}-"
+                               f"{CARD_COLUMNS + len(cut)}, the card's identification field) was not "
+                               "assembled")
+
     def lookup(self, name: str) -> int:
         try:
             return self.symbols[name]
         except KeyError:
+            if name in self.failed_labels:
+                raise _FollowOn(name) from None
             raise UndefinedSymbol(name) from None
+
+    def fail(self, st: _Statement, exc: _CardError | None = None, message: str = "") -> None:
+        """Mark ``st`` failed, reporting ``exc`` (or ``message``) unless it is a follow-on.
+
+        A failed card's location symbol stays undefined; uses of it fail quietly (see
+        _FollowOn) rather than each adding an "undefined symbol" error of its own.
+        """
+        st.failed = True
+        if st.card.label and st.card.label not in self.symbols:
+            self.failed_labels.add(st.card.label)
+        if isinstance(exc, _FollowOn):
+            return
+        self.problem(st.card, message or str(exc))
 
     def define(self, card: Card, name: str, value: int) -> None:
         if name in self.symbols:
@@ -574,6 +645,7 @@ class _Assembler:
         for card in self.cards:
             st = _Statement(card, location)
             self.statements.append(st)
+            self.check_columns(card)
             if card.is_comment or card.op == "REM":
                 continue
             try:
@@ -619,7 +691,11 @@ class _Assembler:
                 elif op in isa.OPCODES:
                     st.size = 1
                 else:
-                    raise _CardError(f"unknown operation {op!r}")
+                    # Counted as the one word an operation makes, with its symbol defined, so
+                    # the cards after it keep their locations and report only their own errors.
+                    st.size = 1
+                    st.failed = True
+                    self.problem(card, f"unknown operation {op!r}")
                 if card.label:
                     self.define(card, card.label, label_value)
                 location += st.size
@@ -632,11 +708,9 @@ class _Assembler:
                             f"{self.memory_size // 1024}K memory"
                         )
             except UndefinedSymbol as exc:
-                st.failed = True
-                self.problem(card, f"{exc} (it must be defined before this {card.op} card)")
+                self.fail(st, exc, f"{exc} (it must be defined before this {card.op} card)")
             except _CardError as exc:
-                st.failed = True
-                self.problem(card, str(exc))
+                self.fail(st, exc)
             if card.op == "END":
                 break
         self._resolve_pending(pending)
@@ -652,8 +726,7 @@ class _Assembler:
                 except UndefinedSymbol:
                     continue
                 except _CardError as exc:
-                    st.failed = True
-                    self.problem(st.card, str(exc))
+                    self.fail(st, exc)
                     pending.remove(item)
                     continue
                 pending.remove(item)
@@ -662,14 +735,13 @@ class _Assembler:
                     fit_field(st.value, "value")
                     self.define(st.card, label, st.value)
                 except _CardError as exc:
-                    st.failed = True
-                    self.problem(st.card, str(exc))
-        for st, _ in pending:
-            st.failed = True
+                    self.fail(st, exc)
+        for st, _ in pending:  # still undefined: say which symbol (or fail quietly on a follow-on)
             try:
                 self.value(st.card.variable, st.location)
             except _CardError as exc:
-                self.problem(st.card, str(exc))
+                self.fail(st, exc)
+            st.failed = True
 
     # -- pass 2: words -------------------------------------------------------------------------
 
@@ -685,12 +757,15 @@ class _Assembler:
             try:
                 words, layout = self.generate(st)
             except _CardError as exc:
-                self.problem(card, str(exc))
+                self.fail(st, exc)
                 lines.append(ListedLine(card.number, card.text))
                 continue
+            if card.op in ("BSS", "BES") and st.size:
+                self.reserved.append((st.location, st.size, card))
             if words:
                 for i, word in enumerate(words):
                     address = st.location + i
+                    self.contents[address] = (layout == "W", card)
                     if address in owner:
                         self.problem(
                             card,
@@ -717,6 +792,7 @@ class _Assembler:
         if op == "END":
             if card.variable:
                 self.start = self.address(card.variable, location, "start address")
+                self.check_start(card, self.start)
             return [], ""
         if op == "DEC":
             return [dec_word(item) for item in _items(card.variable, op)], "W"
@@ -732,6 +808,26 @@ class _Assembler:
             return words, "W"
         d = isa.OPCODES[op]
         return [self.instruction(d, card.variable, location)], ("A" if d.kind in ("A", "DATA") else "B")
+
+    def check_start(self, card: Card, start: int) -> None:
+        """END must name an instruction: not a DEC/OCT/BCD word, a BSS/BES block or nothing.
+
+        (UA SAP punched any address on the transfer card; the 704 then ran into data and stopped
+        at some HTR far from the cause.)  Called at END, the last card, so every word is known.
+        """
+        where = f"END {card.variable}: the start address {card.variable!r} = {start:05o} octal"
+        if start in self.contents:
+            data, owner = self.contents[start]
+            if data:
+                raise _CardError(f"{where} is a data word ({owner.op} on line {owner.number}), "
+                                 "not an instruction")
+            return
+        for origin, size, owner in self.reserved:
+            if origin <= start < origin + size:
+                raise _CardError(f"{where} is reserved storage ({owner.op} on line {owner.number}), "
+                                 "not an instruction")
+        if not self.problems:  # else the word may be missing only because its card failed
+            raise _CardError(f"{where} holds nothing this program assembles")
 
     def check_empty(self, card: Card) -> None:
         if card.variable and card.fixed:
@@ -765,11 +861,33 @@ class _Assembler:
             if not lo <= operand <= hi:
                 raise _CardError(f"{d.mnemonic} operand {operand} is not {lo}-{hi}")
             return isa.encode(d, operand)
-        if d.kind == "DATA" or d.operands in ("n,T", "0,T") or d.kind == "B760":
+        if d.operands == "n,T":
+            address = self.shift_count(d, address_expr, location)
+        elif d.kind == "DATA" or d.operands == "0,T" or d.kind == "B760":
             address = fit_field(self.value(address_expr, location), "address")
         else:
             address = self.address(address_expr, location)
         return isa.encode(d, address, tag, decrement)
+
+    def shift_count(self, d: OpDef, expr: str, location: int) -> int:
+        """A shift's count, 0-255.
+
+        The 704 shifts by the low 8 bits of the effective address, so UA SAP's ``ALS 300`` ran
+        as ALS 44 and ``ARS -1`` (address 77777) as ARS 255: always a slip, so an error here.
+        An indexed shift needs no count past 255 either (only the low 8 bits of Y - XR count).
+        """
+        n = self.value(expr, location)
+        if n < 0:
+            field_value = fit_field(n, "shift count")
+            raise _CardError(f"{d.mnemonic} shift count {n} is negative (it would assemble as "
+                             f"{field_value:05o} octal: a shift of {field_value & isa.SHIFT_COUNT_MASK} "
+                             "places)")
+        if n > isa.SHIFT_COUNT_MASK:
+            fit_field(n, "shift count")
+            raise _CardError(f"{d.mnemonic} shift count {n} is outside 0-{isa.SHIFT_COUNT_MASK} (the 704 "
+                             "shifts by the low 8 bits of the address: this would shift "
+                             f"{n & isa.SHIFT_COUNT_MASK} places)")
+        return n
 
     def run(self) -> Image:
         self.pass1()
@@ -784,7 +902,14 @@ class _Assembler:
                 blocks.append((address, [memory[address]]))
         end_line = next((st.card.number for st in self.statements if st.card.op == "END"), None)
         return Image(blocks, self.start, dict(self.symbols), self.memory_size, self.mode, lines, self.name,
-                     end_line)
+                     end_line, sorted(self.warnings, key=lambda w: w.line))
+
+
+def format_warnings(image: Image) -> str:
+    """``NAME: n warning(s)`` and each warning with its line and card, as SapError prints errors."""
+    count = len(image.warnings)
+    head = f"{image.name}: {count} warning{'s' if count != 1 else ''}"
+    return "\n".join([head, *(str(w) for w in image.warnings)])
 
 
 def _memory_size(size: int) -> int:
@@ -841,6 +966,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SapError as exc:
         print(exc, file=sys.stderr)
         return 1
+    if image.warnings:
+        print(format_warnings(image), file=sys.stderr)
     if args.listing:
         text = image.listing()
         if args.listing == "-":
