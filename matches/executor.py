@@ -2,7 +2,9 @@
 
 An executor takes a GameSpec and returns its MatchGame.  Engine faults are
 results (the referee scores them); only a failure of the executor itself
-(a lost worker after all retries, say) raises ``ExecutorError``.
+(a lost worker after all retries, say) raises ``ExecutorError``, and an
+engine that cannot start before it has started once ``EngineStartError``
+(the tournament stops: its settings are wrong, no game was lost).
 """
 
 from __future__ import annotations
@@ -11,11 +13,11 @@ import abc
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 
 from engine.types import BLACK, WHITE
 from matches.engines import EngineSpec, make_player
-from matches.player import Player, PlayerFault
+from matches.player import EngineStartError, Player, PlayerFault
 from matches.record import GameSpec, MatchGame
 from matches.referee import GameRules, forfeit, play_game
 
@@ -40,10 +42,17 @@ class Executor(abc.ABC):
         """Release everything (engine processes, cluster connections)."""
 
 
-async def _start_player(engine: EngineSpec, rules: GameRules) -> Player:
+async def _start_player(engine: EngineSpec, rules: GameRules, *, first: bool = False) -> Player:
+    """A started player; with ``first`` (it has not started once in this run), EngineStartError
+    when it cannot start, else PlayerFault."""
     player = make_player(engine, rules.tc_for(engine.name))
     try:
         await player.start()
+    except PlayerFault as exc:
+        player.kill()
+        if first:
+            raise EngineStartError(str(exc)) from None
+        raise
     except BaseException:
         player.kill()
         raise
@@ -51,13 +60,19 @@ async def _start_player(engine: EngineSpec, rules: GameRules) -> Player:
 
 
 async def play_with_fresh_engines(spec: GameSpec, engines: Mapping[str, EngineSpec],
-                                  rules: GameRules) -> MatchGame:
-    """One game with engines started for it and killed after it (what a remote worker runs)."""
+                                  rules: GameRules, first: Collection[str] = ()) -> MatchGame:
+    """One game with engines started for it and killed after it (what a remote worker runs).
+
+    The engines named in ``first`` have not started once in this run: they are
+    started before the other, and EngineStartError is raised if one cannot
+    start, so a record returned means every one of them did.
+    """
     players: dict[str, Player] = {}
+    sides = sorted(((BLACK, spec.black), (WHITE, spec.white)), key=lambda side: side[1] not in first)
     try:
-        for colour, name in ((BLACK, spec.black), (WHITE, spec.white)):
+        for colour, name in sides:
             try:
-                players[name] = await _start_player(engines[name], rules)
+                players[name] = await _start_player(engines[name], rules, first=name in first)
             except PlayerFault as exc:
                 return forfeit(spec, rules, colour, exc)
         return await play_game(spec, players[spec.black], players[spec.white], rules)
@@ -100,6 +115,8 @@ class LocalPool(Executor):
         self._all = [_Slot(i) for i in range(concurrency)]
         for s in self._all:
             self._slots.put_nowait(s)
+        self._started: set[str] = set()
+        """Engines that have started once: a failed start is theirs to lose from then on."""
 
     async def _player(self, slot: _Slot, name: str) -> Player:
         p = slot.players.get(name)
@@ -107,7 +124,8 @@ class LocalPool(Executor):
             return p
         if p is not None:
             slot.drop(name)
-        p = await _start_player(self.engines[name], self.rules)
+        p = await _start_player(self.engines[name], self.rules, first=name not in self._started)
+        self._started.add(name)
         slot.players[name] = p
         return p
 

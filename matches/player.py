@@ -11,6 +11,7 @@ import abc
 from dataclasses import dataclass
 
 from engine.board import Board
+from engine.errors import SamuelError
 from engine.limits import Limit
 from engine.move import Move
 from matches.record import Ending
@@ -35,6 +36,17 @@ class PlayerFault(Exception):
             raise ValueError(f"{ending} is not a fault")
         super().__init__(message)
         self.ending = ending
+
+
+class EngineStartError(SamuelError):
+    """An engine failed to start before it had started once in this run.
+
+    Its command or address is wrong (no such program, nothing listening, it
+    exits before its handshake): a setting to fix, not a game it lost.  The
+    message is the start's fault, which names the engine, its command or
+    address and the operating system's error.  After a real start, a failed
+    restart is a crash and loses the game as any other.
+    """
 
 
 class Player(abc.ABC):

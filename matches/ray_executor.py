@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from matches.executor import Executor, ExecutorError
+from matches.player import EngineStartError
 from matches.record import GameSpec, MatchGame
 from matches.referee import GameRules
 
@@ -71,8 +72,11 @@ def _attempt() -> int:
 
 
 def play_remote(spec: dict[str, Any], engines: dict[str, dict[str, Any]],
-                rules: dict[str, Any]) -> dict[str, Any]:
-    """One game inside a Ray worker, from and to plain dicts (the body of the Ray task)."""
+                rules: dict[str, Any], first: list[str] | None = None) -> dict[str, Any]:
+    """One game inside a Ray worker, from and to plain dicts (the body of the Ray task).
+
+    ``first``: the engines not yet seen to start in this run (EngineStartError if one cannot).
+    """
     from matches.engines import EngineSpec
     from matches.executor import play_with_fresh_engines
 
@@ -80,6 +84,7 @@ def play_remote(spec: dict[str, Any], engines: dict[str, dict[str, Any]],
         GameSpec.from_dict(spec),
         {name: EngineSpec.from_dict(e) for name, e in engines.items()},
         GameRules.from_dict(rules),
+        first or (),
     ))
     record.attempt = _attempt()
     return record.to_dict()
@@ -175,6 +180,8 @@ class RayExecutor(Executor):
         """Game id -> ObjectRef of the games in flight."""
         self._closed_on: set[str] = set()
         """Games in flight when ``close`` cancelled them."""
+        self._started: set[str] = set()
+        """Engines a game has started: a failed start is theirs to lose from then on."""
         self._engine_dicts = {name: e.to_dict() for name, e in self.engines.items()}
         self._rules_dict = rules.to_dict()
 
@@ -205,6 +212,7 @@ class RayExecutor(Executor):
             ray = self._ray
             if ray is None:
                 raise ExecutorError(f"game {spec.game_id} not started: the executor closed")
+            first = [n for n in (spec.black, spec.white) if n not in self._started]
             ref = self._task.options(
                 name=f"game {spec.game_id}", num_cpus=self.cpus_per_game,
                 max_retries=self.max_retries, retry_exceptions=False,
@@ -212,6 +220,7 @@ class RayExecutor(Executor):
                 spec.to_dict(),
                 {n: self._engine_dicts[n] for n in {spec.black, spec.white}},
                 self._rules_dict,
+                first,
             )
             self._running[spec.game_id] = ref
             try:
@@ -223,6 +232,8 @@ class RayExecutor(Executor):
                 raise ExecutorError(f"game {spec.game_id} was cancelled in Ray") from exc
             except ray.exceptions.RayTaskError as exc:
                 cause = exc.cause if getattr(exc, "cause", None) is not None else exc
+                if isinstance(cause, EngineStartError):
+                    raise EngineStartError(str(cause)) from None
                 raise ExecutorError(f"game {spec.game_id} failed in its Ray worker: "
                                     f"{type(cause).__name__}: {cause}") from exc
             except ray.exceptions.RayError as exc:
@@ -246,6 +257,7 @@ class RayExecutor(Executor):
         record = MatchGame.from_dict(result)
         if record.game_id != spec.game_id:
             raise ExecutorError(f"game {spec.game_id}: the worker returned game {record.game_id}")
+        self._started.update(first)  # a record back: every engine in first started
         return record
 
     def _cancel(self, ref: Any) -> None:

@@ -124,6 +124,16 @@ class TournamentStore:
             with contextlib.suppress(OSError):  # not empty: something else lives there
                 self.directory.rmdir()
 
+    def discard(self) -> None:
+        """Undo ``create`` for a tournament that stopped before it finished a game (an engine that
+        never started): its log holds nothing to resume."""
+        for path in (self.games, self.events, self.report):
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+        if self.made_directory:
+            with contextlib.suppress(OSError):
+                self.directory.rmdir()
+
     @classmethod
     def reopen(cls, directory: Path) -> tuple[TournamentStore, dict[str, Any], list[MatchGame]]:
         """An interrupted tournament: its store, its config and the games it finished."""

@@ -19,6 +19,7 @@ from typing import Any
 from matches.engines import EngineSpec
 from matches.executor import Executor, ExecutorError, LocalPool
 from matches.openings import Opening, load_openings
+from matches.player import EngineStartError
 from matches.ratings import SprtConfig, SprtStatus
 from matches.record import GameSpec, MatchGame
 from matches.referee import GameRules
@@ -220,7 +221,10 @@ class Tournament:
     # -- playing ----------------------------------------------------------
 
     async def run(self) -> str:
-        """Play what is left; returns why it ended (complete, an SPRT decision, interrupted)."""
+        """Play what is left; returns why it ended (complete, an SPRT decision, interrupted).
+
+        EngineStartError when an engine cannot start before it has started once.
+        """
         await self.executor.start()
         try:
             self._check_sprt()
@@ -268,6 +272,11 @@ class Tournament:
                     self.running.pop(spec.game_id, None)
                     try:
                         record = task.result()
+                    except EngineStartError as exc:
+                        # A wrong command or address: no game can be played with it, and none was lost.
+                        self.stop_reason = "an engine could not start"
+                        self._error(str(exc))
+                        raise
                     except ExecutorError as exc:
                         self._error(f"game {spec.game_id} not played: {exc}")
                         continue

@@ -21,6 +21,7 @@ from engine.errors import SamuelError
 from matches.defaults import DEFAULT_MAXMOVES, DEFAULT_TC
 from matches.engines import EngineSpec, load_engines_toml, parse_engine
 from matches.live import LiveView, RunningGame
+from matches.player import EngineStartError
 from matches.ratings import SprtConfig
 from matches.referee import Adjudication, GameRules
 from matches.report import render_markdown, render_text
@@ -183,6 +184,14 @@ def run_tournament(args: argparse.Namespace, *, match: bool) -> int:
         else:
             tournament.on_progress = _LineLog(err_console).update
             reason = asyncio.run(tournament.run())
+    except EngineStartError as exc:
+        # Not a game lost: the engine's command or address is wrong.  A new tournament that
+        # finished no game leaves nothing behind; one with games keeps them for --resume.
+        if args.resume is None and not tournament.records:
+            store.discard()
+            raise
+        raise TournamentError(f"{exc}; the games played so far are in {store.directory} "
+                              f"(continue with --resume {store.directory})") from None
     except KeyboardInterrupt:
         err_console.print(f"interrupted after {len(tournament.records)} games; continue with "
                           f"samuel {'match' if match else 'tournament'} --resume {store.directory}")

@@ -28,12 +28,17 @@ from engine.fen import START_FEN  # noqa: E402
 from engine.pdn import read_game  # noqa: E402
 from matches.engines import EngineSpec  # noqa: E402
 from matches.executor import ExecutorError  # noqa: E402
+from matches.player import EngineStartError  # noqa: E402
 from matches.ray_executor import RayExecutor  # noqa: E402
-from matches.record import GameSpec, MatchGame  # noqa: E402
+from matches.record import Ending, GameSpec, MatchGame  # noqa: E402
 from matches.referee import GameRules  # noqa: E402
 from matches.timecontrol import TimeControl  # noqa: E402
 
 T = TypeVar("T")
+
+HANG = 600.0
+"""Seconds for any wait in these tests: only a hang gets there (Ray workers start slowly on a busy
+machine; a limit a slow start could reach made tests fail under load)."""
 
 FAKE_HUB = Path(__file__).resolve().parent / "data" / "fake_engines" / "fake_hub.py"
 OPENINGS = ("9-13 21-17", "9-14 22-18", "10-14 24-20", "11-15 23-19", "12-16 24-19", "11-16 22-18")
@@ -103,7 +108,7 @@ def alive(pid: int) -> bool:
         return False
 
 
-async def wait_for(what: str, check: Callable[[], T], timeout: float = 20.0) -> T:
+async def wait_for(what: str, check: Callable[[], T], timeout: float = HANG) -> T:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = check()
@@ -155,7 +160,7 @@ def test_killed_worker_is_retried_and_its_engine_dies(cluster: RayExecutor) -> N
             await asyncio.sleep(0.5)  # into the game
             assert not game.done()
             os.kill(worker_pid, signal.SIGKILL)
-            record = await asyncio.wait_for(game, 60)
+            record = await asyncio.wait_for(game, HANG)
             return record, engine_pid
         finally:
             await executor.close()
@@ -181,12 +186,12 @@ def test_worker_lost_after_all_retries_is_an_executor_error(cluster: RayExecutor
             (_, worker_pid), = (await wait_for("the fake engine", lambda: processes_with(marker))).items()
             os.kill(worker_pid, signal.SIGKILL)
             with pytest.raises(ExecutorError, match="game lost-1 lost after 0 retries"):
-                await asyncio.wait_for(game, 30)
+                await asyncio.wait_for(game, HANG)
         finally:
             await executor.close()
 
     asyncio.run(run())
-    asyncio.run(wait_for("the engine to go", lambda: not processes_with(marker), 10))
+    asyncio.run(wait_for("the engine to go", lambda: not processes_with(marker)))
 
 
 def test_cancelled_play_kills_the_engine(cluster: RayExecutor) -> None:
@@ -202,7 +207,7 @@ def test_cancelled_play_kills_the_engine(cluster: RayExecutor) -> None:
             game.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await game
-            await wait_for("the engine and its worker to go", lambda: not any(map(alive, pids)), 10)
+            await wait_for("the engine and its worker to go", lambda: not any(map(alive, pids)))
             return pids
         finally:
             await executor.close()
@@ -226,7 +231,7 @@ def test_close_cancels_the_games_in_flight(cluster: RayExecutor) -> None:
         for task, game_id in ((game, "close-1"), (queued, "close-2")):
             with pytest.raises(ExecutorError, match=f"game {game_id} was cancelled in Ray"):
                 await task
-        await wait_for("the engines to go", lambda: not processes_with(marker), 10)
+        await wait_for("the engines to go", lambda: not processes_with(marker))
 
     asyncio.run(run())
     assert ray.is_initialized()
@@ -246,6 +251,31 @@ def test_a_game_that_raises_is_not_retried(cluster: RayExecutor) -> None:
                 await executor.play(bad)
             with pytest.raises(ExecutorError, match="no engine named nobody"):
                 await executor.play(spec("bad-2", "mat", "nobody"))
+        finally:
+            await executor.close()
+
+    asyncio.run(run())
+
+
+def test_an_engine_that_never_starts_is_an_error_and_one_that_started_loses(
+        cluster: RayExecutor, tmp_path: Path) -> None:
+    started = tmp_path / "started-once"
+    engines = {"mat": inproc("mat", "material"),
+               "missing": EngineSpec(name="missing", proto="hub", cmd=(str(tmp_path / "no-engine"),)),
+               "once": EngineSpec(name="once", proto="hub",
+                                  cmd=(sys.executable, str(FAKE_HUB), "--crash-at-restart", str(started)))}
+    rules = GameRules(default_tc=TimeControl(depth=1), max_plies=4)
+
+    async def run() -> None:
+        executor = RayExecutor(engines, rules)
+        await executor.start()
+        try:
+            with pytest.raises(EngineStartError, match=r"engine 'missing' .*No such file or directory"):
+                await executor.play(spec("never-1", "mat", "missing"))
+            record = await executor.play(spec("once-1", "once", "mat"))  # its first start: it plays
+            assert not record.ending.is_fault, record.reason
+            record = await executor.play(spec("once-2", "mat", "once"))  # a failed restart: a loss
+            assert record.ending is Ending.CRASH and record.score_for("once") == 0.0
         finally:
             await executor.close()
 

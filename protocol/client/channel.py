@@ -48,6 +48,12 @@ class Channel:
             self.writer.write(text.encode("utf-8") + self.sep)
             await self.writer.drain()
         except (ConnectionError, BrokenPipeError, OSError, RuntimeError) as exc:
+            if self.process is not None:
+                # A process that is gone: its exit status says more than the broken pipe.
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(self.process.wait(), 1.0)
+                if self.process.returncode is not None:
+                    raise EngineTerminatedError(f"{self.name}: {self._gone()}") from None
             raise EngineTerminatedError(f"{self.name}: cannot write ({exc})") from None
 
     async def receive(self, timeout: float | None) -> str:

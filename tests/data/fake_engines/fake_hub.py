@@ -16,6 +16,9 @@ the ``go`` commands of the whole process, from 1):
     --error-after N     answer the N-th move with ``error message=...``
     --delay S           sleep S seconds before answering each move (time losses)
     --crash-at-start    exit with status 3 before answering ``hub``
+    --crash-at-restart FILE
+                        start once (creating FILE), and exit with status 3 before
+                        answering ``hub`` whenever FILE exists already
     --reject-params     answer every ``set-param`` (other than variant) with ``error``
 
 It imports the repository's ``engine`` and ``protocol`` packages (found from
@@ -46,6 +49,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--error-after", type=int, default=0, metavar="N")
     p.add_argument("--delay", type=float, default=0.0, metavar="S")
     p.add_argument("--crash-at-start", action="store_true")
+    p.add_argument("--crash-at-restart", type=Path, default=None, metavar="FILE")
     p.add_argument("--reject-params", action="store_true")
     return p.parse_args(argv)
 
@@ -79,6 +83,11 @@ def main(argv: list[str]) -> int:
         if cmd == "hub":
             if args.crash_at_start:
                 return 3
+            if args.crash_at_restart is not None:
+                try:
+                    args.crash_at_restart.touch(exist_ok=False)
+                except FileExistsError:
+                    return 3
             out(g.format_line("id", [("name", args.name), ("version", "0")]))
             out('param name=variant value=english type=enum values="english"')
             out("param name=evaluator value=default type=string")
