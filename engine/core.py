@@ -453,6 +453,12 @@ class CoreEngine:
             raise MemoryError(f"cannot allocate a {hash_mb} MB transposition table")
         self.hash_mb = int(hash_mb)
 
+    @property
+    def table_mb(self) -> int:
+        """The table really allocated: ``ckr_engine_set_hash`` takes the largest power of two of
+        64-byte buckets (4 entries of 16 bytes) that fits in ``hash_mb``, so a power of two MB."""
+        return 1 << (max(1, self.hash_mb).bit_length() - 1)
+
     def set_hash(self, hash_mb: int) -> None:
         if hash_mb < 1:
             raise ValueError("hash size must be at least 1 MB")

@@ -249,7 +249,13 @@ class Searcher:
 
     @property
     def hash_mb(self) -> int:
+        """The size asked for, in MB."""
         return self._core.hash_mb
+
+    @property
+    def table_mb(self) -> int:
+        """The size of the table allocated, in MB (a power of two, at most ``hash_mb``)."""
+        return self._core.table_mb
 
     def new_game(self) -> None:
         """Forget the transposition table, killers and history."""

@@ -54,6 +54,11 @@ about maxtime (no new iteration after it) and a hard one of about 1.65 x maxtime
 MAX_MAXTIME = 1.0e6
 """Seconds; longer is surely a mistake (and overflows nothing downstream)."""
 
+MAX_SEARCH_SECONDS = 3600.0
+"""The longest a timed getmove searches, whatever its maxtime: a larger one is read as this
+(CheckerBoard's own levels stay far below; a silent client's search must not hold a slot of
+the server for days)."""
+
 
 # ---- requests (client -> engine) ----
 
@@ -264,8 +269,10 @@ def decode_limit(
     if maxtime <= 0:
         raise ProtocolError("maxtime must be > 0 (or give an incremental clock in info/moreinfo)")
     if info & CB_EXACT_TIME:
-        return Limit(depth=depth, nodes=nodes, movetime=maxtime)
-    return Limit(depth=depth, nodes=nodes, time=maxtime * AVERAGE_TIME_FACTOR, moves_to_go=1)
+        return Limit(depth=depth, nodes=nodes, movetime=min(maxtime, MAX_SEARCH_SECONDS))
+    # The average's hard budget is about 1.65 maxtimes: past the bound, a move time caps it.
+    cap = MAX_SEARCH_SECONDS if maxtime * AVERAGE_TIME_FACTOR / 3 > MAX_SEARCH_SECONDS else None
+    return Limit(depth=depth, nodes=nodes, time=maxtime * AVERAGE_TIME_FACTOR, moves_to_go=1, movetime=cap)
 
 
 def encode_limit(limit: Limit) -> tuple[float | None, int, int]:

@@ -13,7 +13,7 @@ import contextlib
 import logging
 import os
 
-from engine import egdb
+from engine import egdb, timeman
 from engine.board import Board, Termination
 from engine.errors import SamuelError
 from engine.limits import Limit
@@ -95,6 +95,8 @@ class CbSession:
         self.history: Board | None = None
         self._history_key: tuple[str, tuple[str, ...]] | None = None
         self.search_task: asyncio.Task[None] | None = None
+        self.search_ends: float | None = None
+        """Loop time by which the running getmove's search must end (None: open-ended)."""
         book = self.engine.options.get("book")
         self._book_file = book if book != "none" else "default"
         """The book ``set book 1..3`` turns back on (``set bookfile`` names it)."""
@@ -148,12 +150,7 @@ class CbSession:
         if isinstance(cmd, g.NameCmd):
             return 1, name
         if isinstance(cmd, g.AboutCmd):
-            o = self.engine.options
-            return 1, (
-                f"{name}\nEnglish checkers engine after Arthur L. Samuel's 1959 program.\n"
-                f"evaluator {o.get('evaluator')}, search {o.get('mode')}, hash {o.get('hash')} MB\n"
-                f"opening book {o.get('book')} (variety {o.get('book-variety')}), no endgame database"
-            )
+            return 1, self.about(name)
         if isinstance(cmd, g.HelpCmd):
             return 0, "?"  # no HTML help file ships with the engine
         if isinstance(cmd, g.GetMovelistCmd):
@@ -175,6 +172,24 @@ class CbSession:
         if isinstance(cmd, g.SetCmd):
             return self.set(cmd.name, cmd.value)
         return 0, "?"
+
+    def about(self, name: str) -> str:
+        """The About box: what really plays (the backend decides which of the options count)."""
+        o = self.engine.options
+        head = f"{name}\nEnglish checkers engine after Arthur L. Samuel's 1959 program.\n"
+        if o.get("backend") == "704":
+            return head + ("backend 704: Samuel's program in 704 assembly on the emulated IBM 704, "
+                           "its own search and scoring (no opening book, table or endgame database)")
+        try:
+            db = egdb.survey(o.get("egdb"))
+        except (SamuelError, OSError):
+            db = None
+        database = db.describe() if db is not None else "no endgame database"
+        return head + (
+            f"backend modern: evaluator {o.get('evaluator')}, search {o.get('mode')}, "
+            f"hash {self.engine.hash_mb} MB\n"
+            f"opening book {o.get('book')} (variety {o.get('book-variety')}), {database}"
+        )
 
     def movelist(self, fen: str) -> str:
         try:
@@ -201,7 +216,7 @@ class CbSession:
             return 1, str(g.PROTOCOL_VERSION)
         if name == "gametype":
             return 1, str(g.GT_ENGLISH)
-        if name == "hashsize":
+        if name in ("hashsize", "hash"):  # the table allocated (a power of two), not the size asked
             return 1, str(self.engine.hash_mb)
         if name == "book":
             return 1, str(self.cb_book())
@@ -343,7 +358,17 @@ class CbSession:
             return
         if req.reset:
             self.engine.new_game()
+        hard_ms = timeman.budgets(limit)[1]
+        self.search_ends = asyncio.get_running_loop().time() + hard_ms / 1000.0 if hard_ms else None
         self.search_task = asyncio.create_task(self._search(board, limit))
+
+    def silence_allowed(self) -> float:
+        """Seconds the client may stay silent beyond the idle timeout: while a timed search runs,
+        the time it may still take (the client is waiting for its move); none while an open-ended
+        one runs (a client that left it running and went silent is gone), nor when idle."""
+        if not self.searching or self.search_ends is None:
+            return 0.0
+        return max(0.0, self.search_ends - asyncio.get_running_loop().time())
 
     def _history_prefix(self, fen: str, moves: tuple[str, ...] | list[str]) -> tuple[Board, int]:
         """A board to continue from, and how many of ``moves`` it already holds.
@@ -441,12 +466,13 @@ async def run_cb(reader: asyncio.StreamReader, writer: Writer, settings: ServerS
     """Serve one cb client until ``quit``, end of stream or the idle timeout."""
     out = _Output(writer)
     state = CbSession(out, settings)
-    # The idle clock stops while a getmove searches and starts afresh when it ends.
+    # A silent client is closed after the idle timeout, searching or not; a timed getmove's
+    # own time is added (its client is waiting for the move), and the clock starts afresh
+    # when the move is sent.
     idle = IdleClock(settings.idle_timeout)
     try:
         while not out.closed:  # a write that failed or timed out ends the session
-            if not state.searching:
-                idle.arm()
+            idle.arm(state.silence_allowed())
             try:
                 frame = await idle.read(read_frame(reader, b"\n", settings.max_line))
             except asyncio.CancelledError:

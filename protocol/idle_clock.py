@@ -29,11 +29,12 @@ class IdleClock:
         self._reading = False
         self._stopped = False
 
-    def arm(self) -> None:
-        """Start the clock afresh (stopping it first if it runs); nothing once ``stop``ped."""
+    def arm(self, extra: float = 0.0) -> None:
+        """Start the clock afresh (stopping it first if it runs), ``extra`` seconds longer than the
+        timeout (the time a running search may still take); nothing once ``stop``ped."""
         self.disarm()
         if self.timeout is not None and not self._stopped and self._task is not None:
-            self._timer = asyncio.get_running_loop().call_later(self.timeout, self._fire)
+            self._timer = asyncio.get_running_loop().call_later(self.timeout + max(0.0, extra), self._fire)
 
     def disarm(self) -> None:
         if self._timer is not None:

@@ -28,12 +28,17 @@ from engine.runner import SearchRun
 from engine.search import DEFAULT_CONTEMPT, Searcher, SearchInfo, SearchResult
 from protocol.memory_budget import HashBudget
 from protocol.options import EngineOptions
-from protocol.search_priority import thread_nice
+from protocol.search_priority import DEFAULT_PRIORITY, thread_nice
 
 if TYPE_CHECKING:
     from protocol.host_pool import HostPool
 
 log = logging.getLogger(__name__)
+
+DEADLINE_MARGIN = 0.05
+"""The default ``deadline_margin``: the time controls of ``samuel match`` allow an engine 0.05 s
+past its time (cutechess's default timemargin is larger), and a search that runs normally
+answers within a few milliseconds of its hard budget."""
 
 
 @dataclass(frozen=True)
@@ -64,8 +69,11 @@ class SessionDefaults:
     """The endgame database sessions start with: a directory, ``auto`` or ``none``."""
     search_processes: int = 0
     """Worker processes the server's searches run in (0: threads of the server's own process)."""
-    search_priority: str = "idle"
+    search_priority: str = DEFAULT_PRIORITY
     """How those processes share the CPU (``protocol.search_priority``)."""
+    deadline_margin: float = DEADLINE_MARGIN
+    """Seconds past a timed search's hard budget before its session answers without it (a search
+    starved of the CPU by other programs, or stuck); negative: never."""
     hash_budget: HashBudget | None = field(default=None, compare=False)
     """The server-wide ceiling on table memory every session reserves from (None: none)."""
     search_hosts: HostPool | None = field(default=None, compare=False)
@@ -190,6 +198,8 @@ class LocalEngine:
         self._release = release or (lambda: None)
         self._searcher: Searcher | None = None
         self._searcher_key: tuple[str, str, str, str, str] | None = None
+        self._start_mb = self._built_mb = defaults.hash_mb
+        """The session's first hash size, and the last one a table was built with."""
         self._config_lock = threading.Lock()
         """Held while the searcher is built, resized, cleared or freed (in worker threads)."""
         self._clear_pending = False
@@ -207,9 +217,9 @@ class LocalEngine:
 
     @property
     def table_mb(self) -> int | None:
-        """The table's size when one is built (None before, and for the 704 backend)."""
+        """The size of the table allocated, when one is built (None before, and for the 704 backend)."""
         s = self._searcher
-        return s.hash_mb if isinstance(s, Searcher) else None
+        return s.table_mb if isinstance(s, Searcher) else None
 
     def searcher(self) -> Searcher:
         """The searcher for the current options, built or resized now (blocking: not on the loop).
@@ -235,13 +245,20 @@ class LocalEngine:
                 self._searcher = Searcher704(deck=self.deck704)  # type: ignore[assignment]
                 self._clear_pending = False
             elif self._searcher is None:
-                self._reserve(want)
+                try:
+                    self._reserve(want)
+                except SamuelError:
+                    self._refused(want)
+                    raise
                 try:
                     self._searcher = Searcher(o.evaluator, mode=o.mode, hash_mb=want, rote=self.rote)
                 except MemoryError:
                     self._release()
-                    raise TableMemoryError(f"cannot allocate a {want} MB transposition table") from None
+                    kept = self._refused(want)
+                    raise TableMemoryError(
+                        f"cannot allocate a {want} MB transposition table; hash stays {kept} MB") from None
                 self._clear_pending = False  # a new table is empty
+                self._built_mb = want
             elif key != self._searcher_key and o.values["backend"] != "704":
                 s = self._searcher
                 s.set_evaluator(o.evaluator)
@@ -264,6 +281,15 @@ class LocalEngine:
             self._searcher_key = key
             return searcher
 
+    def _refused(self, want: int) -> int:
+        """The first table could not be had: put the option back to the last size that was built
+        (the session's start size before any), so the refused size never sticks.  Returns it."""
+        kept = self._built_mb
+        if kept == want:  # the size that worked before fails now: the start size, if smaller
+            kept = min(kept, self._start_mb)
+        self.options.set("hash", str(kept))
+        return kept
+
     def _resize(self, s: Searcher, want: int) -> None:
         old = s.hash_mb
         try:
@@ -280,6 +306,7 @@ class LocalEngine:
                 f"cannot allocate a {want} MB transposition table; hash stays {old} MB"
             ) from None
         self._clear_pending = False  # the new table is empty
+        self._built_mb = want
 
     def new_game(self) -> None:
         """Forget the last game: the table is cleared before the next search."""

@@ -7,19 +7,26 @@ those (``RemoteEngine``): then nothing of a search holds this process's GIL, and
 is answered at once however many games search.  The protocol sessions see the same
 object either way.  Progress comes back to the loop as ``on_info`` calls: the search
 itself never touches a stream.
+
+A timed search is also given a deadline of the session's own: its hard budget plus
+``deadline_margin``.  A search that has not answered by then (starved of the CPU by other
+programs, or stuck) is stopped and the caller gets the best move it reported so far, or the
+first legal move: a user's clock never runs out because the search could not run.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import time
 from collections.abc import Callable
 
 from engine import egdb, timeman
 from engine.board import Board
 from engine.errors import SamuelError
 from engine.limits import Limit
-from engine.search import Searcher, SearchInfo, SearchResult
+from engine.search import Score, Searcher, SearchInfo, SearchResult
 from protocol.host_pool import RemoteEngine, Reply, SearchHostError
 from protocol.local_engine import (
     LocalEngine,
@@ -29,6 +36,8 @@ from protocol.local_engine import (
     TableMemoryError,
 )
 from protocol.options import SPECS, EngineOptions
+
+log = logging.getLogger(__name__)
 
 __all__ = ["EngineSession", "SearchBusyError", "SessionClosedError", "SessionDefaults",
            "TableMemoryError"]
@@ -63,6 +72,15 @@ class EngineSession:
         self._stop_early = False
         """A stop came while a remote search was being sent."""
         self._deadline: asyncio.TimerHandle | None = None
+        """Stops a ponder search turned timed (``stop_after``)."""
+        self.deadline_margin = d.deadline_margin
+        """Seconds past a timed search's hard budget before the session answers on its own."""
+        self._answer: asyncio.Future[SearchResult] | None = None
+        """What the caller of ``search`` awaits: the search's result, or the deadline's."""
+        self._overdue: asyncio.TimerHandle | None = None
+        self._last_info: SearchInfo | None = None
+        self._board: Board | None = None
+        self._started = 0.0
 
     @property
     def in_process(self) -> bool:
@@ -134,6 +152,7 @@ class EngineSession:
         """
         if self.searching:
             return self.hash_mb
+        await self._drain()
         if self._local is not None:
             await asyncio.to_thread(self._local.searcher)
         else:
@@ -162,7 +181,22 @@ class EngineSession:
 
     @property
     def searching(self) -> bool:
+        """A search's caller still waits for its move."""
+        return self._answer is not None and not self._answer.done()
+
+    @property
+    def busy(self) -> bool:
+        """A search still runs: its caller's, or one the deadline answered for that has yet to end."""
         return self._task is not None and not self._task.done()
+
+    async def _drain(self) -> None:
+        """Wait for a search the deadline answered for (stopped, but not yet ended) to end: the
+        table and the searcher are its until then."""
+        task = self._task
+        if task is not None and not task.done():
+            self.stop()
+            with contextlib.suppress(Exception):  # its error was the abandoned caller's
+                await asyncio.shield(task)
 
     async def search(
         self,
@@ -185,11 +219,25 @@ class EngineSession:
         if self.searching:
             raise SearchBusyError("a search is already running; send stop first")
         board.require_a_move()
+        await self._drain()
+        if self.searching:  # another caller started one while this one waited
+            raise SearchBusyError("a search is already running; send stop first")
         loop = asyncio.get_running_loop()
+        self._last_info = None
+        self._board = board.copy()
+        self._started = time.monotonic()
+        answer: asyncio.Future[SearchResult] = loop.create_future()
+        self._answer = answer
+
+        def seen(info: SearchInfo) -> None:
+            self._last_info = info
+            if on_info is not None:
+                on_info(info)
+
         if self._local is not None:
             def report(info: SearchInfo) -> None:
-                if on_info is not None and not loop.is_closed():
-                    loop.call_soon_threadsafe(on_info, info)
+                if not loop.is_closed():
+                    loop.call_soon_threadsafe(seen, info)
 
             run = self._local.start_search(board.copy(), limit, report, info_interval=info_interval,
                                            use_book=use_book)
@@ -204,24 +252,53 @@ class EngineSession:
             self._task = task = loop.create_future()
             self._stop_early = False
             try:
-                reply = await self._remote.search(board.trimmed(), limit, on_info, info_interval, use_book,
+                reply = await self._remote.search(board.trimmed(), limit, seen, info_interval, use_book,
                                                   self.options.values)
             except BaseException:
                 self._task = None
+                self._answer = None
                 raise
             reply.add_done_callback(self._remote_done)
             if self._stop_early:
                 self._remote.stop()
+        task.add_done_callback(lambda t: _settle(answer, t))
+        self._arm_overdue(limit)
         try:
             # Shielded: cancelling the caller stops the search rather than orphaning it.
-            return await asyncio.shield(task)
+            return await asyncio.shield(answer)
         except asyncio.CancelledError:
             self.stop()
             raise
         finally:
-            if self._deadline is not None:
-                self._deadline.cancel()
-                self._deadline = None
+            for timer in (self._deadline, self._overdue):
+                if timer is not None:
+                    timer.cancel()
+            self._deadline = self._overdue = None
+
+    def _arm_overdue(self, limit: Limit, *, from_now: bool = False) -> None:
+        """Answer on the session's own at the search's hard budget plus the margin."""
+        hard_ms = timeman.budgets(limit)[1]
+        if hard_ms <= 0 or self.deadline_margin < 0:
+            return  # no clock: the search runs until stopped, as asked
+        loop = asyncio.get_running_loop()
+        if self._overdue is not None:
+            self._overdue.cancel()
+        spent = 0.0 if from_now else time.monotonic() - self._started
+        delay = max(0.0, hard_ms / 1000.0 + self.deadline_margin - spent)
+        self._overdue = loop.call_later(delay, self._answer_overdue)
+
+    def _answer_overdue(self) -> None:
+        """The deadline passed with no answer: stop the search and answer with its best so far."""
+        self._overdue = None
+        answer, board = self._answer, self._board
+        if answer is None or answer.done() or board is None:
+            return
+        self.stop()
+        result = fallback_result(board, self._last_info, time.monotonic() - self._started)
+        log.warning("search of %s past its deadline by %.0f ms; answered %s from %s", board.fen(),
+                    self.deadline_margin * 1000, result.best,
+                    "its last report" if result.info.depth else "the legal moves")
+        answer.set_result(result)
 
     def _remote_done(self, reply: asyncio.Future[Reply]) -> None:
         task = self._task
@@ -267,6 +344,8 @@ class EngineSession:
         if self._deadline is not None:
             self._deadline.cancel()
         self._deadline = loop.call_later(budget_ms / 1000.0, self.stop)
+        if hard_ms > 0:
+            self._arm_overdue(Limit(movetime=hard_ms / 1000.0, margin=0.0), from_now=True)
 
     async def wait_idle(self) -> None:
         """Wait for the running search (if any) to finish, ignoring its result."""
@@ -287,3 +366,31 @@ class EngineSession:
                 await self._remote.close()
             finally:
                 self._release()
+
+
+def _settle(answer: asyncio.Future[SearchResult], task: asyncio.Future[SearchResult]) -> None:
+    """Pass the search's end to its caller, unless the deadline answered already (then its
+    result, or error, is only looked at so that asyncio does not call it unretrieved)."""
+    if task.cancelled():
+        if not answer.done():
+            answer.cancel()
+        return
+    exc = task.exception()
+    if answer.done():
+        if exc is not None:
+            log.info("a search answered for at its deadline ended with: %s", exc)
+        return
+    if exc is not None:
+        answer.set_exception(exc)
+    else:
+        answer.set_result(task.result())
+
+
+def fallback_result(board: Board, info: SearchInfo | None, elapsed: float) -> SearchResult:
+    """The move to play when a search cannot answer in time: the first move of its last reported
+    line when that is legal here, else the first legal move."""
+    if info is not None and info.pv and board.is_legal(info.pv[0]):
+        return SearchResult(info.pv[0], info.pv[1] if len(info.pv) > 1 else None, info)
+    best = board.legal_moves[0]
+    return SearchResult(best, None, SearchInfo(depth=0, seldepth=0, score=Score(0), nodes=0, nps=0,
+                                               time=elapsed, pv=(best,)))
