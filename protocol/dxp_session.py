@@ -6,9 +6,12 @@ engine thinks, so CHAT, GAMEEND and BACKREQ are handled mid-search.
 
 Two habits of the real client shape the writing side: pydraughts merges two
 messages that arrive in one ``recv()``, so every message is its own write and
-consecutive messages are at least ``MESSAGE_GAP`` apart; and it spins forever
-when the server closes the socket, so games end with a GAMEEND exchange and the
-connection stays open until the client closes it.
+two messages the client may not have read in between are at least
+``MESSAGE_GAP`` apart (a message that answers our last one, see ``ANSWERS``,
+shows that it was read: the next goes at once, so the gap is never charged to
+our clock when the opponent moves fast); and it spins forever when the server
+closes the socket, so games end with a GAMEEND exchange and the connection
+stays open until the client closes it.
 """
 
 from __future__ import annotations
@@ -35,7 +38,17 @@ from protocol.session import EngineSession
 log = logging.getLogger(__name__)
 
 MESSAGE_GAP = 0.1
-"""Seconds between any two messages we send (pydraughts merges messages read in one recv)."""
+"""Seconds between two messages we send with no answer between them (pydraughts merges
+messages read in one recv)."""
+ANSWERS: dict[type, tuple[type, ...]] = {
+    g.MoveMsg: (g.MoveMsg, g.GameAcc),
+    g.GameEnd: (g.GameEnd,),
+    g.GameReq: (g.GameEnd, g.GameAcc),
+}
+"""For a message from the client, the kinds of our last message it answers, so the client has
+read it: a MOVE comes after our MOVE (or GAMEACC, when it moves first), a GAMEEND confirms
+ours, a GAMEREQ follows the end of the last game (an initiator waits for its confirmation)
+or a declined one.  Chats and anything unasked answer nothing."""
 SEP = b"\0"
 MIN_MOVETIME = 0.01
 STOP_GRACE = 30.0
@@ -105,6 +118,8 @@ class DxpFollower:
         self._loop = asyncio.get_running_loop()
         self._send_lock = asyncio.Lock()
         self._last_sent = -MESSAGE_GAP
+        self._last_kind: type | None = None
+        """The kind of our last message; None once the client has answered it."""
         self._think_task: asyncio.Task[None] | None = None
         self._awaiting_ack = False
         """We sent the first GAMEEND and wait for its confirmation."""
@@ -125,13 +140,14 @@ class DxpFollower:
     async def send(self, msg: g.Message) -> None:
         text = g.format_message(msg)
         async with self._send_lock:
-            wait = self._last_sent + MESSAGE_GAP - self._loop.time()
+            wait = self._last_sent + MESSAGE_GAP - self._loop.time() if self._last_kind is not None else 0.0
             if wait > 0:
                 await asyncio.sleep(wait)
             if self.writer.is_closing():
                 return
             log.debug("dxp >> %s", text)
             self.writer.write(text.encode("ascii") + SEP)
+            self._last_kind = type(msg)  # before drain: an answer may be read meanwhile
             await self.writer.drain()
             self._last_sent = self._loop.time()
             self._wake.set()
@@ -245,6 +261,8 @@ class DxpFollower:
             text = g.decode_frame(frame)
             log.debug("dxp << %s", text)
             msg = g.parse_message(text)
+            if self._last_kind in ANSWERS.get(type(msg), ()):
+                self._last_kind = None  # read: our next message need not keep its distance
         except g.VersionError as exc:
             self._bad_input.warning("dxp: %s", exc)
             await self.send(g.GameAcc(self.settings.name, g.ACCEPT_BAD_VERSION))

@@ -49,7 +49,9 @@ log = logging.getLogger(__name__)
 DEFAULT_MINUTES = 5
 """Thinking time per side and game sent in GAMEREQ when none is given."""
 MESSAGE_GAP = 0.1
-"""Seconds between two messages we send (some followers read two messages as one)."""
+"""Seconds between two messages we send with no answer between them (some followers read two
+messages as one).  After a GAMEACC, MOVE or GAMEEND from the follower (each comes after it read
+our last message) the next goes at once: the gap must not be charged to either engine's clock."""
 ACK_TIMEOUT = 5.0
 """Seconds to wait for a GAMEACC or a GAMEEND confirmation."""
 
@@ -113,6 +115,8 @@ class DxpEngine(EngineProtocol):
             if isinstance(msg, g.BackReq):
                 await self._send(g.BackAcc(g.BACK_NOT_SUPPORTED))  # no take-backs on this side
                 continue
+            # A GAMEACC, MOVE, GAMEEND or BACKACC comes after the follower read our last message.
+            self._last_sent = -math.inf
             return msg
 
     # ---- EngineProtocol ----

@@ -81,7 +81,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     t.add_argument("--minutes", type=_minutes, metavar="M",
                    help="thinking time per side and game, sent in GAMEREQ (default: 5)")
     t.add_argument("--movetime", type=positive_float, metavar="S",
-                   help="our seconds per move; GAMEREQ then says 000 minutes")
+                   help="seconds per move, the time each side's moves are held to; GAMEREQ then says "
+                        "000 minutes, which leaves the follower to its own time per move: give it the "
+                        "same (samuel dxp serve --movetime S)")
     c.add_argument("--openings", metavar="FILE",
                    help="start positions, one FEN a line; each is played with both colours")
     c.add_argument("--max-plies", type=positive_int, default=400, metavar="N",
