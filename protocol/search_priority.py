@@ -1,23 +1,25 @@
 """How the search processes share the CPU with the server and with everything else.
 
-The server's event loop needs little CPU but needs it at once: a ``ping`` or ``stop`` that
-waits behind 32 searches for its turn is answered late.  Measured with
-``scripts/serve_load.py`` (32 games at 50 ms a move, 2 cores), the searches' priority
-decides the ping's 99th percentile: about 12 ms at nice 10, 8.6 ms at nice 19 and under
-5 ms in Linux's idle class.  The C search's nodes per CPU second are the same in every class;
-what the games lost at first was CPU spent on Python per move, since cut to no measurable loss
-against the server before search processes (README, "Search speed per game"), though the idle
-class still costs about 2% of the nodes a move that ``low`` gets.
+A timed search must keep time on the user's machine, where other programs run too: an
+opponent engine that ponders, a browser, a build.  That decides the default.  Measured with
+``scripts/busy_getmove.py`` (cb ``getmove <fen> 0.3 2``, two normal-priority busy loops in
+the server's own session, as when a GUI or a match runner starts the engines together):
+in the idle class a search got no CPU at all and took 1.2-1.6 s before the server answered
+for it at its deadline (and then with an unsearched move); at nice 10 it kept time with a
+tenth of the nodes; at normal priority it kept time with a fair share (README, "Time on a busy
+machine").  The cost is the server's own replies under a full load of the server's own
+games: its event loop no longer runs ahead of the searches, so a ``ping`` waits its turn
+(``scripts/serve_load.py``: p99 figures in the README).
 
-* ``idle``: SCHED_IDLE, the default for ``samuel serve``.  Searches use only CPU nothing
-  else wants; the process's reading thread runs at nice 19, above them, so a ``stop`` is
-  read at once.  On a machine that also runs another busy program (an opponent engine
-  that ponders, a build) the searches get almost nothing: use ``normal`` there.
-* ``batch``: SCHED_BATCH at nice 19: searches are not preempted at every wakeup of another
-  program, and get as many nodes a move as with threads (74 k against 71 k at the paced
-  load), but the pings' p99 under the 32-game load is about 8 ms, not under 5.
-* ``low``: nice 10.
-* ``normal``: the server's own priority; a fair share against other programs.
+* ``normal``: the default.  The server's own priority: a fair share against other programs.
+* ``low``: nice 10.  Keeps time, but an opponent at normal priority gets ten times the CPU.
+* ``batch``: SCHED_BATCH at nice 19: full speed on an otherwise idle machine, starved beside
+  busy programs like ``idle``.
+* ``idle``: SCHED_IDLE, for a dedicated server and nothing else.  Searches use only CPU
+  nothing else wants; the process's reading thread runs at nice 19, above them, so a
+  ``stop`` is read at once, and under 32 games of its own the server's ``ping`` p99 is under
+  5 ms.  Beside any other busy program (in the same scheduling group) the searches get
+  almost nothing, and every timed move is answered by the server's deadline unsearched.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import threading
 from collections.abc import Callable
 
 PRIORITIES = ("idle", "batch", "low", "normal")
-DEFAULT_PRIORITY = "idle"
+DEFAULT_PRIORITY = "normal"
 LOW_NICENESS = 10
 
 
