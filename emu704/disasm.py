@@ -61,6 +61,8 @@ def disassemble_word(word: int, memory_size: int = 0o100000) -> tuple[str, str]:
                 _signed(data.address, memory_size), data.tag, _signed(data.decrement, 0o40000)
             )
         return "OCT", f"{word:012o}"
+    if d.operands == "n,T" and decoded.address > isa.SHIFT_COUNT_MASK:
+        return "OCT", f"{word:012o}"  # the assembler takes shift counts 0-255 only
     address = _signed(decoded.address, memory_size)
     if d.operands == "i":
         variable = str(decoded.operand)

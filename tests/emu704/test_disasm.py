@@ -115,3 +115,9 @@ def test_disassembly_uses_the_table_names() -> None:
         word = isa.encode(d, operand + (5 if d.sub_op is None else 0))
         op, _ = disasm.disassemble_word(word)
         assert op == isa.decode(word).mnemonic
+
+
+def test_shift_words_past_255_round_trip_as_oct() -> None:
+    words = [isa.encode(m, a, t) for m in ("ALS", "ARS", "LLS", "LRS", "LGL", "RQL")
+             for a in (255, 256, 300, 0o77777) for t in (0, 1)]
+    assert reassemble(words) == words
