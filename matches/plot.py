@@ -5,6 +5,7 @@ Drawn with matplotlib's Agg backend, so it never needs a display.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 from collections.abc import Sequence
@@ -79,8 +80,13 @@ def plot_ratings(standings: Standings, path: Path, *, llr: Sequence[tuple[int, f
         fig.tight_layout()
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".tmp.png")
-        fig.savefig(tmp, dpi=110)
-        os.replace(tmp, path)
+        try:
+            fig.savefig(tmp, dpi=110)
+            os.replace(tmp, path)
+        except BaseException:  # leave no half-drawn file behind
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise
     finally:
         plt.close(fig)
     return path

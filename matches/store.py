@@ -162,11 +162,20 @@ class TournamentStore:
             os.fsync(fh.fileno())
 
     def rewrite_games(self, records: Iterable[MatchGame]) -> None:
-        tmp = self.games.with_suffix(".pdn.tmp")
-        tmp.write_text("".join(r.pdn + "\n" for r in records), encoding="utf-8")
-        os.replace(tmp, self.games)
+        _replace_text(self.games, "".join(r.pdn + "\n" for r in records))
 
     def write_report(self, markdown: str) -> None:
-        tmp = self.report.with_suffix(".md.tmp")
-        tmp.write_text(markdown, encoding="utf-8")
-        os.replace(tmp, self.report)
+        _replace_text(self.report, markdown)
+
+
+def _replace_text(path: Path, text: str) -> None:
+    """Write through a temporary file put in place at the end (a reader never sees half a file);
+    a failed write removes it."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise

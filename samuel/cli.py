@@ -75,13 +75,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     from engine.errors import SamuelError  # here: the engine package is not needed for --help
+    from samuel.outputs import OutputPathError
 
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
     try:
         return int(args.func(args) or 0)
-    except SamuelError as exc:
+    except (SamuelError, OutputPathError) as exc:
         print(f"samuel {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except FileNotFoundError as exc:

@@ -24,6 +24,7 @@ from protocol.options import BACKENDS, MODES
 from protocol.session import SessionDefaults
 from samuel.argtypes import HASH_MAX_MB, HASH_MIN_MB, deck704_file, hash_size, positive_int
 from samuel.engine_args import add_book_arguments, add_contempt_argument
+from samuel.outputs import check_output_file
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
@@ -91,6 +92,9 @@ def session_defaults(args: argparse.Namespace) -> SessionDefaults:
                           "(raise --hash-budget)")
     if evaluator.endswith(".json"):  # the operator's own file: known by its name to every session
         evaluator = evaluators.register(evaluators.load(evaluator))
+    rote = getattr(args, "rote", "") or ""
+    if rote:
+        check_rote_store(rote)
     egdb_setting = getattr(args, "egdb", "auto")
     db = egdb.resolve(egdb_setting)  # loaded once here, shared by every session; a bad directory stops us now
     logging.getLogger("samuel").info("%s", egdb.describe(db))
@@ -99,10 +103,22 @@ def session_defaults(args: argparse.Namespace) -> SessionDefaults:
                            book_variety=getattr(args, "book_variety", 0),
                            contempt=getattr(args, "contempt", DEFAULT_CONTEMPT),
                            deck704=getattr(args, "deck704", None) or "",
-                           rote=getattr(args, "rote", "") or "",
+                           rote=rote,
                            rote_merge_every=getattr(args, "rote_merge_every", 20),
                            alpha=getattr(args, "alpha", "") or "",
                            alpha_dir=alpha_dir, egdb=egdb_setting, hash_budget=HashBudget(budget_mb))
+
+
+def check_rote_store(path: str) -> None:
+    """Open the ``--rote`` store once (making it if new), so that a folder, a missing folder or a
+    file that is no store is named now, not by every search process as it starts."""
+    from engine.learners.rote_store import RoteStore, RoteStoreError
+
+    check_output_file(path, "--rote")
+    try:
+        RoteStore(path).close()
+    except RoteStoreError as exc:
+        raise OptionError(f"--rote: {exc}") from None
 
 
 def configure_logging(path: str | None, level: str, *, stderr: bool) -> None:

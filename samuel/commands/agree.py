@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from samuel.argtypes import EvaluatorAction, evaluator_type, nonnegative_int, positive_int
+from samuel.outputs import output_dir
 
 if TYPE_CHECKING:
     from engine.learners import agreement, book_data
@@ -45,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--games", type=positive_int, default=None,
                    help="read only the first N games of the file (before the split)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random tie-break and the bootstrap")
-    p.add_argument("--cache-dir", default=None,
+    p.add_argument("--cache-dir", default=None, type=output_dir,
                    help="cache the extracted positions as .npz here (e.g. out/cache)")
     p.set_defaults(func=run)
 

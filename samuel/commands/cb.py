@@ -14,6 +14,7 @@ import argparse
 
 from protocol.context import ServerSettings
 from samuel.argtypes import positive_float
+from samuel.outputs import output_file
 from samuel.session_args import (
     LOG_LEVELS,
     add_session_arguments,
@@ -33,7 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_session_arguments(p)
     p.add_argument("--idle-timeout", type=positive_float, default=None, metavar="S",
                    help="end the session after S silent seconds while idle (default: never)")
-    p.add_argument("--log", metavar="FILE", help="append a log to FILE (default: no log at all)")
+    p.add_argument("--log", metavar="FILE", type=output_file,
+                   help="append a log to FILE (default: no log at all)")
     p.add_argument("--log-level", default="info", choices=LOG_LEVELS)
     p.set_defaults(func=run)
 

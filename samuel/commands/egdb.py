@@ -6,6 +6,7 @@ import argparse
 import time
 
 from samuel.argtypes import bounded_int
+from samuel.outputs import check_output_dir, output_dir
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -13,7 +14,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     verbs = p.add_subparsers(dest="verb", metavar="VERB", required=True)
     b = verbs.add_parser("build", help="solve every signature of 2..N pieces (resumes a cut-off build)")
     b.add_argument("--pieces", type=bounded_int(2, 8), required=True, help="most pieces on the board, 2..8")
-    b.add_argument("--out", default=None,
+    b.add_argument("--out", default=None, type=output_dir,
                    help="directory of table files, created if missing (default: $SAMUEL_EGDB, else "
                         "~/.local/share/samuel/egdb: where engines look by default)")
     b.add_argument("--distance", action="store_true",
@@ -36,7 +37,7 @@ def run_build(args: argparse.Namespace) -> int:
     from engine import egdb
     from samuel.progress import progress
 
-    out = args.out if args.out is not None else egdb.default_directory()
+    out = check_output_dir(args.out if args.out is not None else egdb.default_directory(), "--out")
     start = time.perf_counter()
     with progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
                   TimeElapsedColumn(), TimeRemainingColumn(), disable=args.quiet) as bar:

@@ -15,6 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from samuel.argtypes import positive_int
+from samuel.outputs import check_output_file, output_file
+
+
+def _listing_file(text: str) -> str:
+    """--listing: a file to write, or - for stdout."""
+    return text if text == "-" else output_file(text)
+
 
 if TYPE_CHECKING:
     from emu704.cpu import Machine, StopReason
@@ -33,8 +40,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     asm.add_argument("source", type=Path, help="SAP source file")
     asm.add_argument("--memory", default="32", choices=sorted(MEMORY_CHOICES, key=int),
                      help="core size in K words or words (default 32K)")
-    asm.add_argument("-o", "--output", type=Path, help="deck file (default: SOURCE with .cbn)")
-    asm.add_argument("--listing", type=Path, help="listing file (default: SOURCE with .lst; - for stdout)")
+    asm.add_argument("-o", "--output", type=output_file, help="deck file (default: SOURCE with .cbn)")
+    asm.add_argument("--listing", type=_listing_file,
+                     help="listing file (default: SOURCE with .lst; - for stdout)")
     asm.set_defaults(func=run_asm)
 
     run = cmds.add_parser("run", help="run a SAP program or a CBN deck")
@@ -57,18 +65,22 @@ def run_asm(args: argparse.Namespace) -> int:
     from emu704.sap import SapError, assemble_file
     from emu704.symbols import write_symbols
 
+    # Every file it will write, checked before any is: a listing must not stand without its deck.
+    deck_path = check_output_file(args.output or args.source.with_suffix(".cbn"), "--output")
+    check_output_file(deck_path.with_suffix(".sym"), "--output")
+    if args.listing != "-":
+        check_output_file(args.listing or args.source.with_suffix(".lst"), "--listing")
     try:
         image = assemble_file(args.source, MEMORY_CHOICES[args.memory])
     except SapError as exc:
         print(f"samuel emu704 asm: {exc}", file=sys.stderr)
         return 2
-    deck_path = args.output or args.source.with_suffix(".cbn")
     # The listing first: it helps most exactly when the deck cannot be made.
     listing = image.listing()
-    if args.listing is not None and str(args.listing) == "-":
+    if args.listing == "-":
         sys.stdout.write(listing)
     else:
-        listing_path = args.listing or args.source.with_suffix(".lst")
+        listing_path = Path(args.listing) if args.listing else args.source.with_suffix(".lst")
         listing_path.write_text(listing)
         print(f"listing  {listing_path}")
     try:

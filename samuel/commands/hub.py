@@ -13,6 +13,7 @@ import argparse
 
 from protocol.context import ServerSettings
 from protocol.hub_grammar import HUB_FRAMES
+from samuel.outputs import output_file
 from samuel.session_args import (
     LOG_LEVELS,
     add_session_arguments,
@@ -32,7 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_session_arguments(p)
     p.add_argument("--frame", default="auto", choices=HUB_FRAMES,
                    help="how pos= strings are read: auto (default), literal, or pydraughts' rotated frame")
-    p.add_argument("--log", metavar="FILE", help="append a log to FILE (default: no log at all)")
+    p.add_argument("--log", metavar="FILE", type=output_file,
+                   help="append a log to FILE (default: no log at all)")
     p.add_argument("--log-level", default="info", choices=LOG_LEVELS)
     p.set_defaults(func=run)
 

@@ -23,6 +23,7 @@ from types import ModuleType
 from engine.errors import OptionError
 from samuel.argtypes import positive_int
 from samuel.commands.agree import SPLITS, progress_bar
+from samuel.outputs import output_dir, output_file_in_new_folders
 
 
 def method_module(name: str) -> ModuleType:
@@ -41,13 +42,15 @@ def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.add_argument("--method", required=True, choices=[m.name for m in BOOK_METHODS], metavar="NAME",
                    help=help_methods)
     p.add_argument("--pdn", required=True, help="PDN file of expert games")
-    p.add_argument("--out", required=True, help="evaluator file to write (.json)")
+    p.add_argument("--out", required=True, type=output_file_in_new_folders,
+                   help="evaluator file to write (.json)")
     p.add_argument("--games", type=positive_int, default=None,
                    help="read only the first N games of the file (before the split)")
     p.add_argument("--split", choices=SPLITS, default="train",
                    help="games to learn from (default: %(default)s; 'test' is held out)")
     p.add_argument("--seed", type=int, default=0, help="seed for learners that sample")
-    p.add_argument("--cache-dir", default=None, help="cache the extracted positions as .npz here")
+    p.add_argument("--cache-dir", default=None, type=output_dir,
+                   help="cache the extracted positions as .npz here")
     p.add_argument("--measure", action="store_true",
                    help="then print C and D on the held-out games of the same file")
     p.set_defaults(func=run)

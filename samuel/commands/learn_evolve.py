@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from samuel.argtypes import positive_int
+from samuel.outputs import check_output_dir, output_dir, replacing
 
 if TYPE_CHECKING:
     from engine.learners.evolve import EvolveConfig, GenerationLog
@@ -49,7 +50,8 @@ def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.add_argument("--executor", choices=("local", "ray"), default="local",
                    help="play each generation's games here, or on a Ray cluster (pip install 'samuel[ray]')")
     p.add_argument("--ray-address", default=None, help="Ray cluster to join (default: start a local one)")
-    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
+    p.add_argument("--out", type=output_dir, default=DEFAULT_OUT,
+                   help=f"output folder (default {DEFAULT_OUT})")
     p.add_argument("--name", default="evolved", help="the champion evaluator's name (default: %(default)s)")
     p.set_defaults(func=run)
 
@@ -63,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
 
     config = EvolveConfig(preset=args.preset, network=args.network, seed=args.seed, depth=args.depth,
                           parents=args.parents, games=args.games, max_moves=args.max_moves)
+    check_output_dir(args.out, "--out")
     if (args.out / META_FILE).exists():
         evolution = Evolution.load(args.out)
         if evolution.config != config:
@@ -142,7 +145,8 @@ def plot(log: list[GenerationLog], path: Path, config: EvolveConfig) -> None:
     fig.suptitle(f"Evolving checkers networks (Chellapilla & Fogel 1999): {title}", fontsize=10)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp.png")
-    fig.savefig(tmp, dpi=100)
-    plt.close(fig)
-    os.replace(tmp, path)
+    try:
+        with replacing(path, ".tmp.png") as tmp:
+            fig.savefig(tmp, dpi=100)
+    finally:
+        plt.close(fig)

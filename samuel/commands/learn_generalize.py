@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -41,6 +40,7 @@ from engine.learners.generalize_state import (
     TIMES_USED,
     coefficient,
 )
+from samuel.outputs import check_output_dir, output_dir, output_file_in_new_folders, replacing
 from samuel.progress import progress as make_progress
 
 DEFAULT_OUT = Path("out") / "generalize"
@@ -94,8 +94,10 @@ def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type
     rules.add_argument("--series", type=int, choices=(1, 2), default=None,
                        help="2 (default): the second series' procedure; 1: the first series' (all "
                             "contributing terms on delta > 0, a span of one move, no initial search)")
-    p.add_argument("--state", type=Path, default=None, help="state file (default OUT/state.json)")
-    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
+    p.add_argument("--state", type=output_file_in_new_folders, default=None,
+                   help="state file (default OUT/state.json)")
+    p.add_argument("--out", type=output_dir, default=DEFAULT_OUT,
+                   help=f"output folder (default {DEFAULT_OUT})")
     p.add_argument("--name", default="samuel-alpha",
                    help="name of the evaluator written (default samuel-alpha)")
     p.set_defaults(func=run)
@@ -104,9 +106,8 @@ def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type
 def write_json_atomic(path: Path, data: Any) -> None:
     """Write then rename, so a crash leaves the previous complete file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
-    os.replace(tmp, path)
+    with replacing(path) as tmp:
+        tmp.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
 
 
 def load_state(path: Path) -> SelfPlay:
@@ -182,10 +183,11 @@ def plot_figure4(run: SelfPlay, path: Path, top: int = 8, most: int = 12) -> Non
     ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp.png")
-    fig.savefig(tmp, dpi=110)
-    plt.close(fig)
-    os.replace(tmp, path)
+    try:
+        with replacing(path, ".tmp.png") as tmp:
+            fig.savefig(tmp, dpi=110)
+    finally:
+        plt.close(fig)
 
 
 def _tally(history: list[LearningGame]) -> str:
@@ -209,8 +211,8 @@ def run(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
     console = Console(stderr=True)
-    out: Path = args.out
-    state_path: Path = args.state or out / "state.json"
+    out: Path = check_output_dir(args.out, "--out")
+    state_path = Path(args.state) if args.state else out / "state.json"
     eval_path = out / f"{args.name}.json"
     figure_path = out / "figure4.png"
     if args.games < 1:

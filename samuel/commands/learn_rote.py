@@ -26,6 +26,7 @@ from engine.learners.rote import AgePolicy, RoteMemory, StoreStats, self_play
 from engine.pdn import PdnGame
 from engine.search import Mode
 from samuel.argtypes import positive_int
+from samuel.outputs import check_output_file, output_dir, output_file_in_new_folders
 
 ROTE_EVAL = "samuel-rote"
 """The evaluator of ``play`` and ``book`` unless told: Samuel's fixed four-term rote polynomial."""
@@ -110,8 +111,9 @@ def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type
                           "C was measured with look-ahead (0: static only; default: %(default)s)")
     fit.add_argument("--sample-games", type=positive_int, default=100, metavar="N",
                      help="training games the searched refinement uses (default: %(default)s)")
-    fit.add_argument("--cache-dir", default=None, help="cache the extracted positions as .npz here")
-    fit.add_argument("--out", default=None, metavar="FILE.json",
+    fit.add_argument("--cache-dir", default=None, type=output_dir,
+                     help="cache the extracted positions as .npz here")
+    fit.add_argument("--out", default=None, metavar="FILE.json", type=output_file_in_new_folders,
                      help="also write the fitted polynomial as an evaluator file")
     fit.set_defaults(func=run_fit)
 
@@ -159,6 +161,7 @@ def run_play(args: argparse.Namespace) -> int:
 
     from samuel.progress import progress as make_progress
 
+    check_output_file(args.db, "--db")  # a folder or a missing folder: named before any game
     mode = Mode.SAMUEL if args.mode == "samuel" else Mode.PVS
     with RoteMemory(args.db, _policy(args)) as memory:
         before = len(memory)
@@ -199,6 +202,7 @@ def run_book(args: argparse.Namespace) -> int:
         what = "is a folder, not a PDN file" if pdn.is_dir() else "does not exist"
         print(f"samuel learn rote book: error: {args.pdn} {what}", file=sys.stderr)
         return 2
+    check_output_file(args.db, "--db")
     mode = Mode.SAMUEL if args.mode == "samuel" else Mode.PVS
     run = BookRun()
     with RoteMemory(args.db, _policy(args)) as memory:

@@ -21,13 +21,14 @@ from pathlib import Path
 from engine.errors import OptionError
 from samuel.argtypes import evaluator_type, nonnegative_int, positive_int
 from samuel.commands.agree import progress_bar
+from samuel.outputs import output_file
 
 
 def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = learners.add_parser("selfplay", help="self-play games (PDN with results) for Texel tuning",
                             description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--games", required=True, type=positive_int, help="games the file is to hold")
-    p.add_argument("--out", required=True, help="PDN file to write or continue")
+    p.add_argument("--out", required=True, type=output_file, help="PDN file to write or continue")
     budget = p.add_mutually_exclusive_group()
     budget.add_argument("--nodes", type=positive_int, default=None, help="nodes a move (default 3000)")
     budget.add_argument("--depth", type=positive_int, default=None, help="plies a move (instead of --nodes)")

@@ -35,6 +35,7 @@ from pathlib import Path
 from engine.errors import OptionError
 from samuel.argtypes import evaluator_type, positive_int
 from samuel.commands.agree import progress_bar
+from samuel.outputs import check_output_file, output_dir, output_file, output_file_in_new_folders
 
 
 def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -44,8 +45,10 @@ def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type
                    help="PDN file of games with results (repeat for several)")
     p.add_argument("--selfplay", action="append", default=[], metavar="FILE",
                    help="self-play games from `samuel learn selfplay` (checked as such; repeat for several)")
-    p.add_argument("--out", required=True, help="evaluator file to write (.json)")
-    p.add_argument("--png", default=None, help="learning curve to draw (default: next to --out)")
+    p.add_argument("--out", required=True, type=output_file_in_new_folders,
+                   help="evaluator file to write (.json)")
+    p.add_argument("--png", default=None, type=output_file,
+                   help="learning curve to draw (default: next to --out)")
     p.add_argument("--games", type=positive_int, default=None,
                    help="read only the first N games of each file")
     p.add_argument("--iterations", type=positive_int, default=200, help="L-BFGS iterations (default 200)")
@@ -54,7 +57,8 @@ def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.add_argument("--by-positions", action="store_true",
                    help="weigh every position the same (default: every file the same, in the fit and "
                         "in the held-out loss)")
-    p.add_argument("--cache-dir", default=None, help="cache the extracted positions as .npz here")
+    p.add_argument("--cache-dir", default=None, type=output_dir,
+                   help="cache the extracted positions as .npz here")
     p.add_argument("--model", choices=("linear", "net"), default="linear",
                    help="what to fit: the linear evaluation's weights (default) or the piece-square network")
     net = p.add_argument_group("--model net")
@@ -73,7 +77,7 @@ def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type
     net.add_argument("--patience", type=positive_int, default=5,
                      help="stop after this many epochs without a lower held-out loss (default 5)")
     net.add_argument("--seed", type=int, default=0, help="initial weights and batch order (default 0)")
-    net.add_argument("--checkpoint", default=None,
+    net.add_argument("--checkpoint", default=None, type=output_file_in_new_folders,
                      help="resumable training state (.npz; default: --out with .ckpt.npz)")
     p.set_defaults(func=run)
 
@@ -82,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.suffix != ".json":
         raise OptionError(f"--out must name a .json file, got {args.out!r}")
+    if not args.png:  # the curve beside --out: checked now, not after the fit
+        check_output_file(out.with_suffix(".png"), "--png", folders=True)
     if args.model == "net":
         return run_net(args, out)
     import numpy as np
@@ -150,7 +156,8 @@ def run_net(args: argparse.Namespace, out: Path) -> int:
     if args.teacher_eval is not None and args.teacher == 0:
         raise OptionError("--teacher-eval labels the positions for the teacher: "
                           "give its share with --teacher F")
-    checkpoint = Path(args.checkpoint) if args.checkpoint else out.with_suffix(".ckpt.npz")
+    checkpoint = Path(args.checkpoint) if args.checkpoint else check_output_file(out.with_suffix(".ckpt.npz"),
+                                                                                 "--checkpoint", folders=True)
     files = list(args.pdn) + list(args.selfplay)
     if not files:
         raise OptionError("give games to train on: --pdn FILE and/or --selfplay FILE")

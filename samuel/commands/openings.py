@@ -10,6 +10,7 @@ import argparse
 import time
 
 from samuel.argtypes import bounded_int, evaluator_type, nonnegative_int, positive_int
+from samuel.outputs import output_file, replacing
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -18,7 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     verbs = p.add_subparsers(dest="verb", metavar="VERB", required=True)
     b = verbs.add_parser("build", help="build a book from PDN games, checked by the engine's analysis")
     b.add_argument("--pdn", required=True, help="PDN file of games (e.g. OCA_2.0.pdn)")
-    b.add_argument("--out", required=True, help="book file to write")
+    b.add_argument("--out", required=True, type=output_file, help="book file to write")
     b.add_argument("--max-ply", type=bounded_int(1, 200), default=30,
                    help="collect positions up to this many plies into each game (default: %(default)s)")
     b.add_argument("--min-games", type=positive_int, default=3,
@@ -80,7 +81,8 @@ def run_build(args: argparse.Namespace) -> int:
 
         searcher = Searcher(by_name(args.eval), hash_mb=32) if settings.nodes > 0 else None
         book = ob.build(collected, settings, searcher, on_progress)
-    book.write(args.out)
+    with replacing(args.out) as tmp:
+        tmp.write_bytes(book.to_bytes())
     engine_moves = int((book.records["flags"] & ob.FLAG_ENGINE != 0).sum())
     print(f"{args.out}: {book.info.positions:,} positions, {len(book):,} moves ({engine_moves:,} added by "
           f"the engine) from {collected.games:,} games, {len(book.to_bytes()):,} bytes "

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import SamuelError
+from samuel.outputs import check_output_file, output_file, output_file_in_new_folders, replacing
 
 if TYPE_CHECKING:
     from matches.record import MatchGame
@@ -31,12 +32,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
     show = actions.add_parser("show", help="print the final report (rating list, pairings, SPRT)")
     show.add_argument("source", type=Path, help="tournament directory or its events.jsonl")
-    show.add_argument("--markdown", type=Path, metavar="FILE", help="also write the report as Markdown")
+    show.add_argument("--markdown", type=output_file, metavar="FILE",
+                      help="also write the report as Markdown")
     _fit_options(show)
 
     plot = actions.add_parser("plot", help="draw each engine's Elo and interval (and the SPRT's LLR) as PNG")
     plot.add_argument("source", type=Path, help="tournament directory or its events.jsonl")
-    plot.add_argument("-o", "--out", type=Path, metavar="PNG", help="output (default DIR/ratings.png)")
+    plot.add_argument("-o", "--out", type=output_file_in_new_folders, metavar="PNG",
+                      help="output (default DIR/ratings.png)")
     _fit_options(plot)
 
     p.set_defaults(func=run)
@@ -70,6 +73,8 @@ def load(source: Path, *, bootstrap: int = 200,
 def run(args: argparse.Namespace) -> int:
     if args.bootstrap < 0:
         raise RatingsSourceError(f"--bootstrap must be >= 0, got {args.bootstrap}")
+    if args.ratings_command == "plot" and args.out is None and args.source.is_dir():
+        check_output_file(args.source / "ratings.png", "--out")  # before the bootstrap, not after
     standings, config, records, path = load(args.source, bootstrap=args.bootstrap, seed=args.seed)
     from matches.report import tournament_title
 
@@ -80,7 +85,8 @@ def run(args: argparse.Namespace) -> int:
 
         test = sprt_config(config)
         llr = llr_history(records, engine_names(config), test) if test is not None else None
-        out = args.out if args.out is not None else path.parent / "ratings.png"
+        out = (Path(args.out) if args.out is not None
+               else check_output_file(path.parent / "ratings.png", "--out"))
         print(plot_ratings(standings, out, llr=llr, title=title))
         return 0
 
@@ -91,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
     width = None if sys.stdout.isatty() else 120  # a file or pipe gets room for the tables
     Console(file=sys.stdout, width=width).print(render_text(standings, title=title, config=config))
     if args.markdown is not None:
-        args.markdown.write_text(render_markdown(standings, config, title=title), encoding="utf-8")
+        with replacing(args.markdown) as tmp:
+            tmp.write_text(render_markdown(standings, config, title=title), encoding="utf-8")
         print(f"wrote {args.markdown}", file=sys.stderr)
     return 0

@@ -18,12 +18,12 @@ import os
 import signal
 import sys
 from dataclasses import replace
-from pathlib import Path
 
 from protocol.context import CB_PORT, DXP_PORT, ServerSettings
 from protocol.framing import DEFAULT_MAX_LINE
 from protocol.search_priority import DEFAULT_PRIORITY, PRIORITIES
 from samuel.argtypes import bounded_int, positive_float, positive_int
+from samuel.outputs import OutputPathError, output_file, replacing
 from samuel.session_args import (
     LOG_LEVELS,
     add_session_arguments,
@@ -81,9 +81,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         "rotated custom-position frame)")
     p.add_argument("--dxp-movetime", type=positive_float, default=1.0, metavar="S",
                    help="seconds per move when a DXP game request gives no time (default: %(default)s)")
-    p.add_argument("--log", metavar="FILE", help="log to FILE instead of stderr")
+    p.add_argument("--log", metavar="FILE", type=output_file, help="log to FILE instead of stderr")
     p.add_argument("--log-level", default="info", choices=LOG_LEVELS)
-    p.add_argument("--port-file", metavar="FILE",
+    p.add_argument("--port-file", metavar="FILE", type=output_file,
                    help="once listening, write the ports as JSON to FILE (useful with port 0)")
     p.set_defaults(func=run)
 
@@ -117,9 +117,13 @@ async def serve(args: argparse.Namespace) -> int:
         log.info("rote memory %s: %d positions", args.rote, len(rote))
     await server.start()
     if args.port_file:
-        tmp = Path(args.port_file + ".tmp")
-        tmp.write_text(json.dumps({"host": args.host, **server.ports, "pid": os.getpid()}))
-        tmp.replace(args.port_file)  # atomic: a reader never sees half a file
+        try:
+            with replacing(args.port_file) as tmp:  # atomic: a reader never sees half a file
+                tmp.write_text(json.dumps({"host": args.host, **server.ports, "pid": os.getpid()}))
+        except OSError as exc:
+            await server.close()
+            raise OutputPathError(f"--port-file: cannot write {args.port_file} "
+                                  f"({exc.strerror or exc})") from None
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

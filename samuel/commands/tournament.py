@@ -15,6 +15,7 @@ from pathlib import Path
 
 from matches.defaults import DEFAULT_MAXMOVES, DEFAULT_TC
 from samuel.argtypes import positive_float, positive_int
+from samuel.outputs import output_dir
 
 FORMATS = ("round-robin", "gauntlet", "swiss")
 """As ``matches.schedule.FORMATS`` without "match" (a test keeps the two in step)."""
@@ -71,7 +72,7 @@ def add_arguments(p: argparse.ArgumentParser, *, match: bool) -> None:
                    help="local (an asyncio pool owning the engine processes, default) or ray "
                         "(pip install 'samuel[ray]')")
     r.add_argument("--ray-address", default=None, help="an existing Ray cluster (default: start one here)")
-    r.add_argument("--out", type=Path, default=None, metavar="DIR",
+    r.add_argument("--out", type=output_dir, default=None, metavar="DIR",
                    help="where events.jsonl, games.pdn and report.md go (default out/<format>-<time>)")
     r.add_argument("--resume", type=Path, default=None, metavar="DIR",
                    help="continue the interrupted tournament in DIR (its settings come from DIR; "
