@@ -290,7 +290,7 @@ class _Draft:
         except ValueError:
             raise self.fail(f"port {text!r} is not a number") from None
         if not 1 <= port <= 65535:
-            raise self.fail(f"port must be 1..65535, got {port}")
+            raise self.fail(f"port={port} is out of range (1..65535)")
         return port
 
     def time_control(self) -> TimeControl | None:
@@ -374,7 +374,7 @@ class _Draft:
             except ValueError:
                 raise self.fail(f"hash={options['hash']!r} is not a number of MB") from None
             if not 1 <= mb <= 4096:
-                raise self.fail(f"hash must be 1..4096 MB, got {mb}")
+                raise self.fail(f"hash={mb} is out of range (1..4096 MB)")
             options["hash"] = str(mb)
         if "egdb" in options:
             try:
@@ -392,7 +392,7 @@ class _Draft:
             except ValueError:
                 raise self.fail(f"book-variety={options['book-variety']!r} is not a whole number") from None
             if not 0 <= variety <= opening_book.MAX_VARIETY:
-                raise self.fail(f"book-variety must be 0..{opening_book.MAX_VARIETY}, got {variety}")
+                raise self.fail(f"book-variety={variety} is out of range (0..{opening_book.MAX_VARIETY})")
             options["book-variety"] = str(variety)
         if "contempt" in options:
             try:
@@ -400,7 +400,7 @@ class _Draft:
             except ValueError:
                 raise self.fail(f"contempt={options['contempt']!r} is not a whole number") from None
             if not -CONTEMPT_LIMIT <= contempt <= CONTEMPT_LIMIT:
-                raise self.fail(f"contempt must be {-CONTEMPT_LIMIT}..{CONTEMPT_LIMIT}, got {contempt}")
+                raise self.fail(f"contempt={contempt} is out of range ({-CONTEMPT_LIMIT}..{CONTEMPT_LIMIT})")
             options["contempt"] = str(contempt)
         return options
 

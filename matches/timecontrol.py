@@ -152,11 +152,11 @@ def _problem(v: dict[str, Any]) -> str | None:
     for name in ("movetime", "base", "moves", "depth", "nodes"):
         x = v[name]
         if x is not None and not (x > 0 and math.isfinite(x)):
-            return f"{name} must be more than 0, got {x}"
+            return f"{name} {x} is out of range (more than 0)"
     for name in ("inc", "margin"):
         x = v[name]
         if not (x >= 0 and math.isfinite(x)):
-            return f"{name} must be 0 or more, got {x}"
+            return f"{name} {x} is out of range (0 or more)"
     if v["movetime"] is not None and v["base"] is not None:
         return "st= (time per move) and tc= (time per game) cannot be combined"
     if v["base"] is None and (v["inc"] or v["moves"] is not None):
@@ -195,7 +195,7 @@ def _seconds(text: str, what: str) -> float:
 
 def _positive(value: float, what: str, text: str) -> float:
     if value <= 0:
-        raise ValueError(f"{what} must be more than 0, got {text!r}")
+        raise ValueError(f"{what} {text} is out of range (more than 0)")
     return value
 
 
@@ -205,7 +205,7 @@ def _count(text: str, what: str) -> int:
     except ValueError:
         raise ValueError(f"{what} {text!r} is not a whole number") from None
     if n <= 0:
-        raise ValueError(f"{what} must be more than 0, got {text!r}")
+        raise ValueError(f"{what} {text} is out of range (more than 0)")
     return n
 
 
@@ -219,7 +219,7 @@ def _parse_tc(text: str, values: dict[str, Any]) -> None:
     values["base"] = _positive(_seconds(m["base"], "time"), "the game time", m["base"])
     values["inc"] = _seconds(m["inc"], "increment") if m["inc"] else 0.0
     if values["inc"] < 0:
-        raise ValueError(f"the increment must be 0 or more, got {m['inc']!r}")
+        raise ValueError(f"the increment {m['inc']} is out of range (0 or more)")
     values["moves"] = _count(m["moves"], "moves per period") if m["moves"] else None
 
 
@@ -241,7 +241,7 @@ def _parse_piece(piece: str, values: dict[str, Any]) -> None:
     elif key == "timemargin":
         margin = _seconds(value, "timemargin")
         if margin < 0:
-            raise ValueError(f"timemargin must be 0 or more, got {value!r}")
+            raise ValueError(f"timemargin={value} is out of range (0 or more)")
         values["margin"] = margin
     else:
         raise ValueError(f"unknown key {key!r}; use st=, tc=, depth=, nodes= or timemargin=")

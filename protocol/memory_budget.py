@@ -20,15 +20,29 @@ search threads and other programs, and never enough for tables to swap."""
 
 
 def physical_memory_mb() -> int | None:
-    """Installed memory in MB, or None where the platform does not say."""
+    """Installed memory in MB (sysconf, else /proc/meminfo), or None where the platform does not say."""
     try:
         pages = os.sysconf("SC_PHYS_PAGES")
         size = os.sysconf("SC_PAGE_SIZE")
+        if pages > 0 and size > 0:
+            return int(pages * size) >> 20
     except (ValueError, OSError, AttributeError):
+        pass
+    return _meminfo_mb()
+
+
+def _meminfo_mb(path: str = "/proc/meminfo") -> int | None:
+    """MemTotal from /proc/meminfo in MB, or None."""
+    try:
+        with open(path, encoding="ascii") as fh:
+            for line in fh:
+                name, _, rest = line.partition(":")
+                if name == "MemTotal":
+                    kib = int(rest.split()[0])
+                    return kib >> 10 if kib > 0 else None
+    except (OSError, ValueError, IndexError):
         return None
-    if pages <= 0 or size <= 0:
-        return None
-    return int(pages * size) >> 20
+    return None
 
 
 def default_budget_mb() -> int:

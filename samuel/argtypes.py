@@ -11,20 +11,32 @@ from collections.abc import Callable
 from typing import Any
 
 
-def nonnegative_int(text: str) -> int:
+def out_of_range(value: object, span: str) -> str:
+    """The command line's one wording for a value outside its range, e.g. ``0 is out of range
+    (1..4096)``; ``span`` is ``LOW..HIGH``, ``LOW or more`` or ``more than LOW``.  Argparse puts
+    the option in front (``argument --hash: 0 is out of range (1..4096)``); a check made later
+    names it itself (``--hash-budget: 99999999 is out of range (1..15872 MB, ...)``)."""
+    return f"{value} is out of range ({span})"
+
+
+def _whole_number(text: str) -> int:
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+
+
+def nonnegative_int(text: str) -> int:
+    value = _whole_number(text)
     if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+        raise argparse.ArgumentTypeError(out_of_range(value, "0 or more"))
     return value
 
 
 def positive_int(text: str) -> int:
-    value = nonnegative_int(text)
+    value = _whole_number(text)
     if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+        raise argparse.ArgumentTypeError(out_of_range(value, "1 or more"))
     return value
 
 
@@ -32,12 +44,9 @@ def bounded_int(low: int, high: int) -> Callable[[str], int]:
     """An argparse type for a whole number in low..high (the message names the range)."""
 
     def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        value = _whole_number(text)
         if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be {low}..{high}, got {value}")
+            raise argparse.ArgumentTypeError(out_of_range(value, f"{low}..{high}"))
         return value
 
     parse.__name__ = f"int {low}..{high}"
@@ -59,8 +68,23 @@ def positive_float(text: str) -> float:
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
     if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+        raise argparse.ArgumentTypeError(out_of_range(text, "more than 0 seconds, finite"))
     return value
+
+
+def hash_budget(text: str) -> int:
+    """--hash-budget: megabytes of table memory, 1 up to the machine's physical memory."""
+    from protocol.memory_budget import physical_memory_mb  # the engine: only when the option is given
+
+    value = _whole_number(text)
+    total = physical_memory_mb()
+    if value < 1 or (total is not None and value > total):
+        span = "1 or more" if total is None else f"1..{total} MB, the machine's memory"
+        raise argparse.ArgumentTypeError(out_of_range(value, span))
+    return value
+
+
+hash_budget.__name__ = "hash budget"
 
 
 def evaluator_type(text: str) -> str:

@@ -34,6 +34,16 @@ COMMANDS: dict[str, str] = {
 """Every command and its line in ``samuel --help`` (the overview is built from this alone)."""
 
 
+def package_version() -> str:
+    """The installed package's version (``unknown`` when run from a tree that is not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("samuel")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The parser; with ``argv``, only the command it names is loaded.
 
@@ -45,6 +55,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         prog="samuel",
         description="samuel: a checkers engine reviving Arthur Samuel's 1959 learner on a modern core.",
     )
+    parser.add_argument("--version", action="version", version=f"samuel {package_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     if argv is None:
         register_commands(sub, list(COMMANDS))

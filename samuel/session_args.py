@@ -22,7 +22,15 @@ from protocol.framing import DEFAULT_MAX_LINE, stream_limit
 from protocol.memory_budget import HashBudget, default_budget_mb
 from protocol.options import BACKENDS, MODES
 from protocol.session import SessionDefaults
-from samuel.argtypes import HASH_MAX_MB, HASH_MIN_MB, deck704_file, hash_size, positive_int
+from samuel.argtypes import (
+    HASH_MAX_MB,
+    HASH_MIN_MB,
+    deck704_file,
+    hash_budget,
+    hash_size,
+    out_of_range,
+    positive_int,
+)
 from samuel.engine_args import add_book_arguments, add_contempt_argument
 from samuel.outputs import check_output_file
 
@@ -35,7 +43,7 @@ def port_number(text: str) -> int:
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
     if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"port must be 0..65535 (0 = any free port), got {value}")
+        raise argparse.ArgumentTypeError(out_of_range(value, "0..65535; 0 = any free port"))
     return value
 
 
@@ -48,10 +56,10 @@ def add_session_arguments(p: argparse.ArgumentParser, *, modes: bool = True, lin
     p.add_argument("--hash", type=hash_size, default=16, metavar="MB",
                    help=f"transposition table per session, MB, {HASH_MIN_MB}..{HASH_MAX_MB} "
                         "(default: %(default)s)")
-    p.add_argument("--hash-budget", type=positive_int, default=None, metavar="MB",
-                   help="table memory all sessions together may hold; a client's hash request beyond "
-                        "what is left is refused (default: a quarter of physical memory, "
-                        f"{default_budget_mb()} MB here)")
+    p.add_argument("--hash-budget", type=hash_budget, default=None, metavar="MB",
+                   help="table memory all sessions together may hold, at most the machine's memory; a "
+                        "client's hash request beyond what is left is refused (default: a quarter of "
+                        f"physical memory, {default_budget_mb()} MB here)")
     p.add_argument("--backend", default="modern", choices=BACKENDS, help="engine backend (default: modern)")
     add_book_arguments(p, default_variety=0)
     add_contempt_argument(p)

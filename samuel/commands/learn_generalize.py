@@ -216,7 +216,7 @@ def run(args: argparse.Namespace) -> int:
     eval_path = out / f"{args.name}.json"
     figure_path = out / "figure4.png"
     if args.games < 1:
-        raise OptionError("--games must be at least 1")
+        raise OptionError(f"--games: {args.games} is out of range (1 or more)")
 
     if state_path.exists():
         sp = load_state(state_path)

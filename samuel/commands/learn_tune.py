@@ -152,7 +152,7 @@ def run_net(args: argparse.Namespace, out: Path) -> int:
     from engine.learners import piece_net, selfplay
 
     if not 0.0 <= args.teacher <= 1.0:
-        raise OptionError(f"--teacher must be in [0, 1], got {args.teacher}")
+        raise OptionError(f"--teacher: {args.teacher} is out of range (0..1)")
     if args.teacher_eval is not None and args.teacher == 0:
         raise OptionError("--teacher-eval labels the positions for the teacher: "
                           "give its share with --teacher F")

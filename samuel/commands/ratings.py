@@ -72,7 +72,7 @@ def load(source: Path, *, bootstrap: int = 200,
 
 def run(args: argparse.Namespace) -> int:
     if args.bootstrap < 0:
-        raise RatingsSourceError(f"--bootstrap must be >= 0, got {args.bootstrap}")
+        raise RatingsSourceError(f"--bootstrap: {args.bootstrap} is out of range (0 or more)")
     if args.ratings_command == "plot" and args.out is None and args.source.is_dir():
         check_output_file(args.source / "ratings.png", "--out")  # before the bootstrap, not after
     standings, config, records, path = load(args.source, bootstrap=args.bootstrap, seed=args.seed)
