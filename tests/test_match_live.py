@@ -84,6 +84,9 @@ def test_live_view_on_a_terminal_redraws() -> None:
     with LiveView(console, title="a vs b", refresh_per_second=20) as view:
         assert "starting" in text_of(view.renderable())
         view.update(st, running())
-        time.sleep(0.2)
+        # Wait for the refresh thread's redraw, however late a busy machine lets it run.
+        deadline = time.monotonic() + 600
+        while console.file.getvalue().count("a vs b") < 2 and time.monotonic() < deadline:  # type: ignore[attr-defined]
+            time.sleep(0.02)
     out = console.file.getvalue()  # type: ignore[attr-defined]
     assert out.count("a vs b") >= 2 and "LLR" in out

@@ -289,10 +289,11 @@ def test_llr_history() -> None:
 def test_live_refresh_is_fast() -> None:
     names = ["a", "b", "c", "d"]
     records = random_tournament(names, 84)  # 6 pairings x 168 games = 1008 games
-    start = time.perf_counter()
+    # CPU time, not the wall clock: other programs on a busy machine do not slow it down.
+    start = time.process_time()
     st = compute_standings(records, names, bootstrap=100, total_games=2000, elapsed=600)
     assert st.games_done == 1008
-    assert time.perf_counter() - start < 1.5
+    assert time.process_time() - start < 1.5
 
 
 def test_standings_from_events() -> None:

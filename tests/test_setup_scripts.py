@@ -18,7 +18,7 @@ pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash
 
 def _bash(script: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["bash", "-c", f". {LIB}; {script}"], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, env={**os.environ, "PYTHON": sys.executable, **env})
+                          timeout=600, env={**os.environ, "PYTHON": sys.executable, **env})
 
 
 def _inputs(cwd: Path, extras: str = ".[test,ray]") -> str:

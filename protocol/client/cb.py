@@ -45,7 +45,9 @@ from protocol.errors import ProtocolError
 log = logging.getLogger(__name__)
 
 SETUP_TIMEOUT = 10.0
-"""Seconds the engine gets to answer the handshake, ``ping`` and each enginecommand."""
+"""Seconds the engine gets to answer ``ping`` and each enginecommand (``setup_timeout=`` changes it)."""
+START_TIMEOUT = 30.0
+"""Seconds for the first reply, which waits for a started process to load (as Hub's handshake)."""
 
 
 def info_from_status(board: Board, text: str) -> InfoDict:
@@ -79,8 +81,10 @@ def gamehist_of(board: Board) -> str:
 class CbEngine(EngineProtocol):
     """An engine over the cb dialect."""
 
-    def __init__(self, channel: Channel) -> None:
+    def __init__(self, channel: Channel, *, setup_timeout: float = SETUP_TIMEOUT) -> None:
         super().__init__(channel)
+        self.setup_timeout = setup_timeout
+        """Seconds for each reply to an enginecommand and for ``pong``."""
         self._reset_next = True  # the first getmove of a session starts a game
 
     # ---- lines ----
@@ -92,8 +96,10 @@ class CbEngine(EngineProtocol):
         except ProtocolError as exc:
             raise EngineProtocolError(f"{self.name}: {exc}") from None
 
-    async def command(self, text: str, timeout: float = SETUP_TIMEOUT) -> g.Reply:
+    async def command(self, text: str, timeout: float | None = None) -> g.Reply:
         """Send an enginecommand string and return its ``reply``; EngineProtocolError on ``error``."""
+        if timeout is None:
+            timeout = self.setup_timeout
         await self.channel.send(text)
         deadline = time.monotonic() + timeout
         while True:
@@ -110,7 +116,7 @@ class CbEngine(EngineProtocol):
     # ---- EngineProtocol ----
 
     async def initialize(self) -> None:
-        name = await self.command("name")
+        name = await self.command("name", max(self.setup_timeout, START_TIMEOUT))
         if name.code == 1 and name.text:
             self.id["name"] = name.text
         version = await self.command("get protocolversion")
@@ -122,11 +128,11 @@ class CbEngine(EngineProtocol):
 
     async def ping(self) -> None:
         await self.channel.send("ping")
-        deadline = time.monotonic() + SETUP_TIMEOUT
+        deadline = time.monotonic() + self.setup_timeout
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise EngineTimeoutError(f"{self.name}: no pong within {SETUP_TIMEOUT:.1f} s")
+                raise EngineTimeoutError(f"{self.name}: no pong within {self.setup_timeout:.1f} s")
             if isinstance(await self._line(left), g.Pong):
                 return
 
@@ -220,11 +226,14 @@ class CbEngine(EngineProtocol):
 
 
 async def popen_cb(argv: list[str], *, cwd: str | None = None, grace: float | None = None,
-                   **kwargs: Any) -> CbEngine:
+                   setup_timeout: float = SETUP_TIMEOUT, **kwargs: Any) -> CbEngine:
     """Start ``argv`` (e.g. ``["samuel", "cb"]``) and ask its name and protocol version."""
-    return await started(CbEngine(await open_process(argv, cwd=cwd, **kwargs)), grace)
+    channel = await open_process(argv, cwd=cwd, **kwargs)
+    return await started(CbEngine(channel, setup_timeout=setup_timeout), grace)
 
 
-async def connect_cb(host: str, port: int, *, grace: float | None = None, timeout: float = 10.0) -> CbEngine:
+async def connect_cb(host: str, port: int, *, grace: float | None = None, timeout: float = 10.0,
+                     setup_timeout: float = SETUP_TIMEOUT) -> CbEngine:
     """Connect to a cb engine on ``host:port`` (``samuel serve`` listens on 27532)."""
-    return await started(CbEngine(await open_tcp(host, port, timeout=timeout)), grace)
+    return await started(CbEngine(await open_tcp(host, port, timeout=timeout), setup_timeout=setup_timeout),
+                         grace)
