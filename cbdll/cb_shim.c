@@ -184,6 +184,53 @@ int cbs_format_command(const char *command, char *out, size_t size)
     return (int)len;
 }
 
+size_t cbs_command_line_size(const char *command)
+{
+    return sizeof "enginecommand " + strlen(command) + 1; /* the head, the text, the newline and the NUL */
+}
+
+/* The next word of *s (spaces and tabs between words), its length in *len; NULL at the end. */
+static const char *next_word(const char **s, size_t *len)
+{
+    const char *p = *s;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (!*p)
+        return NULL;
+    const char *start = p;
+    while (*p && *p != ' ' && *p != '\t')
+        p++;
+    *len = (size_t)(p - start);
+    *s = p;
+    return start;
+}
+
+static int word_is(const char *w, size_t len, const char *text)
+{
+    return w && len == strlen(text) && memcmp(w, text, len) == 0;
+}
+
+size_t cbs_reply_size(const char *command)
+{
+    size_t len = 0;
+    const char *w = next_word(&command, &len);
+    if (word_is(w, len, "about") || word_is(w, len, "staticevaluation"))
+        return CB_REPLY_SIZE;
+    return CB_SHORT_REPLY_SIZE;
+}
+
+int cbs_is_movelist_probe(const char *command)
+{
+    static const char *const probe[] = {"get", "movelist", "B:W1:B"};
+    size_t len = 0;
+    for (size_t i = 0; i < sizeof probe / sizeof probe[0]; i++) {
+        const char *w = next_word(&command, &len);
+        if (!word_is(w, len, probe[i]))
+            return 0;
+    }
+    return next_word(&command, &len) == NULL;
+}
+
 int cbs_format_getmove(const char *fen, double maxtime, int info, int moreinfo, char *out, size_t size)
 {
     if (!(maxtime >= 0) || maxtime > 1e6)

@@ -32,8 +32,9 @@
 #define CB_EXACT_TIME 2
 #define CB_INCR_TIME_SHIFT 2
 
-#define CB_REPLY_SIZE 1024  /* enginecommand's reply and getmove's str */
-#define CB_COMMAND_SIZE 256 /* enginecommand's command */
+#define CB_REPLY_SIZE 1024      /* getmove's str, and enginecommand's reply for about and staticevaluation */
+#define CB_SHORT_REPLY_SIZE 256 /* enginecommand's reply for everything else (CheckerBoard's dialogs) */
+#define CB_COMMAND_SIZE 256     /* enginecommand's command as declared (set gamehist sends more) */
 #define CBS_FEN_SIZE 128    /* "B:W" + 32 squares as "K32," + ":B" fits with room */
 #define CBS_DEFAULT_HOST "127.0.0.1"
 #define CBS_DEFAULT_PORT 27532
@@ -62,6 +63,18 @@ size_t cbs_unescape(const char *in, char *out, size_t size);
  * and other control characters in the text turned into spaces (the dialect is
  * one line per command).  Returns the length, or -1 when it does not fit. */
 int cbs_format_command(const char *command, char *out, size_t size);
+/* The buffer cbs_format_command needs for command, whatever its length. */
+size_t cbs_command_line_size(const char *command);
+
+/* How many bytes of enginecommand's reply buffer may be written for command
+ * (with the NUL): CheckerBoard passes its 1,024-byte buffer only for `about`
+ * and `staticevaluation`, 256 or 260 bytes from its dialogs and name look-ups. */
+size_t cbs_reply_size(const char *command);
+
+/* 1 for CheckerBoard's probe "get movelist B:W1:B" (a side to move without
+ * pieces), which an English engine declines so that CheckerBoard generates
+ * English moves itself; 0 for anything else. */
+int cbs_is_movelist_probe(const char *command);
 
 /* The line for getmove(): "getmove <fen> <maxtime> <info> <moreinfo>\n". */
 int cbs_format_getmove(const char *fen, double maxtime, int info, int moreinfo, char *out, size_t size);

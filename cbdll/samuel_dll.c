@@ -2,16 +2,23 @@
  * samuel_dll.c -- samuel.dll, a CheckerBoard engine that forwards getmove()
  * and enginecommand() to a running `samuel serve` over the cb dialect
  * (docs/protocols/cb.md).  Windows only; built by scripts/build-cbdll with
- * mingw-w64.  The conversions and the line formats are in cb_shim.c.
+ * mingw-w64, for x86-64 and for i686 (stdcall, undecorated export names).
+ * The conversions and the line formats are in cb_shim.c.
  *
  * One TCP connection per loaded DLL, so the options CheckerBoard sets
- * (hashsize, book, ...) belong to the session its searches run in.  A reader
- * thread takes the server's lines apart: `status` goes to getmove's status
- * string, `move` ends getmove, and `reply`/`error`/`pong` answer the oldest
- * request waiting for an immediate answer.  A getmove is followed by a `ping`:
- * the `pong` says the search was accepted, an `error` before it that it was
- * refused.  So enginecommand is answered while a search runs, and playnow is
- * forwarded within a poll period (10 ms).
+ * (hashsize, book, ...) belong to the session its searches run in.  The DLL
+ * holds no thread of its own: CheckerBoard unloads an engine with FreeLibrary
+ * when the user picks another, and a thread left behind would run in unmapped
+ * code once the server closed the connection.  Instead a call that waits reads
+ * the socket itself, one caller at a time, and hands each line to whoever
+ * waits for it: `status` to getmove's status string, `move` to getmove, and
+ * `reply`/`error`/`pong` to the oldest request waiting for an immediate
+ * answer.  A getmove is followed by a `ping`: the `pong` says the search was
+ * accepted, an `error` before it that it was refused.  So enginecommand is
+ * answered while a search runs, and playnow is forwarded within a poll period
+ * (10 ms).  What the server sent while no call waited (the idle timeout's
+ * error, the end of the connection) is read at the next call before it sends
+ * anything; DLL_PROCESS_DETACH closes the socket.
  *
  * The host and port come from samuel.ini next to the DLL (host = ..., port =
  * ...), 127.0.0.1:27532 without it.  When the server is not there, every call
@@ -23,6 +30,7 @@
 #include <ws2tcpip.h>
 #include <windows.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cb_shim.h"
@@ -52,8 +60,16 @@ typedef struct pending {
 static CRITICAL_SECTION lock;
 static CONDITION_VARIABLE changed;
 static INIT_ONCE once = INIT_ONCE_STATIC_INIT;
+static int initialised;
 static SOCKET sock = INVALID_SOCKET;
-static HANDLE reader;
+/* A caller is in select/recv on sock with the lock released; a connection dropped meanwhile is
+ * left to it to close (orphan), so the handle cannot be reused under it. */
+static int reading;
+static SOCKET orphan = INVALID_SOCKET;
+/* The server's bytes not yet ended by a newline; the rest of an over-long line is skipped. */
+static char inbuf[LINE_MAX_BYTES];
+static size_t inlen;
+static int skipping;
 static pending *queue[MAX_PENDING];
 static int queue_len;
 /* the running getmove */
@@ -72,17 +88,26 @@ static BOOL CALLBACK init(PINIT_ONCE o, PVOID p, PVOID *c)
     InitializeConditionVariable(&changed);
     WSADATA w;
     WSAStartup(MAKEWORD(2, 2), &w);
+    initialised = 1;
     return TRUE;
 }
 
 BOOL WINAPI DllMain(HINSTANCE inst, DWORD reason, LPVOID reserved)
 {
-    (void)reserved;
     if (reason == DLL_PROCESS_ATTACH) {
         DWORD n = GetModuleFileNameA(inst, dll_dir, sizeof dll_dir);
         while (n > 0 && dll_dir[n - 1] != '\\' && dll_dir[n - 1] != '/')
             n--;
         dll_dir[n] = '\0';
+    } else if (reason == DLL_PROCESS_DETACH && reserved == NULL && initialised) {
+        /* FreeLibrary (not the process ending): no call is running, as CheckerBoard unloads an
+         * idle engine; the server sees the connection end.  WSACleanup is not allowed here. */
+        if (sock != INVALID_SOCKET)
+            closesocket(sock);
+        if (orphan != INVALID_SOCKET)
+            closesocket(orphan);
+        sock = orphan = INVALID_SOCKET;
+        DeleteCriticalSection(&lock);
     }
     return TRUE;
 }
@@ -109,9 +134,14 @@ static void read_settings(char *host, size_t host_size, int *port)
 static void drop_connection(void)
 {
     if (sock != INVALID_SOCKET) {
-        closesocket(sock);
+        if (reading)
+            orphan = sock;
+        else
+            closesocket(sock);
         sock = INVALID_SOCKET;
     }
+    inlen = 0;
+    skipping = 0;
     for (int i = 0; i < queue_len; i++)
         queue[i]->state = ANS_GONE;
     queue_len = 0;
@@ -130,11 +160,11 @@ static pending *pop_front(void)
     return p;
 }
 
+/* One line from the server to whoever waits for it (lock held). */
 static void handle_line(char *line)
 {
     cbs_line m;
     int kind = cbs_parse_line(line, &m);
-    EnterCriticalSection(&lock);
     if (kind == CBS_LINE_STATUS) {
         cbs_unescape(m.text, status_text, sizeof status_text);
     } else if (kind == CBS_LINE_MOVE && searching) {
@@ -154,42 +184,90 @@ static void handle_line(char *line)
             move_state = ANS_ERROR;
         }
     }
-    WakeAllConditionVariable(&changed);
-    LeaveCriticalSection(&lock);
 }
 
-static DWORD WINAPI read_lines(LPVOID arg)
+/* Bytes from the server, split into lines (lock held).  A line longer than the buffer keeps its
+ * start (the reply is cut to CheckerBoard's buffer anyway) and loses the rest. */
+static void feed(const char *data, int n)
 {
-    SOCKET s = (SOCKET)(UINT_PTR)arg;
-    char buf[LINE_MAX_BYTES]; /* per reader: an old one may still be ending when a new one starts */
-    size_t len = 0;
-    for (;;) {
-        int n = recv(s, buf + len, (int)(sizeof buf - 1 - len), 0);
-        if (n <= 0)
-            break;
-        len += (size_t)n;
-        buf[len] = '\0';
-        char *start = buf, *nl;
-        while ((nl = memchr(start, '\n', len - (size_t)(start - buf))) != NULL) {
-            *nl = '\0';
-            handle_line(start);
-            start = nl + 1;
+    for (int i = 0; i < n; i++) {
+        if (data[i] == '\n') {
+            inbuf[inlen] = '\0';
+            handle_line(inbuf);
+            inlen = 0;
+            skipping = 0;
+        } else if (inlen < sizeof inbuf - 1) {
+            inbuf[inlen++] = data[i];
+        } else {
+            skipping = 1;
         }
-        len -= (size_t)(start - buf);
-        memmove(buf, start, len);
-        if (len == sizeof buf - 1)
-            len = 0; /* a line longer than any the server writes: dropped */
     }
-    EnterCriticalSection(&lock);
-    if (sock == s)
-        drop_connection();
+}
+
+/* Wait up to timeout_ms for the server's next bytes and dispatch them (lock held on entry and
+ * exit; released while waiting).  When another caller is already reading, wait for its news. */
+static void pump(DWORD timeout_ms)
+{
+    if (sock == INVALID_SOCKET)
+        return;
+    if (reading) {
+        SleepConditionVariableCS(&changed, &lock, timeout_ms);
+        return;
+    }
+    SOCKET s = sock;
+    reading = 1;
     LeaveCriticalSection(&lock);
-    return 0;
+    fd_set r;
+    FD_ZERO(&r);
+    FD_SET(s, &r);
+    struct timeval tv = {(long)(timeout_ms / 1000), (long)(timeout_ms % 1000) * 1000};
+    char chunk[4096];
+    int n = 0, ready = select(0, &r, NULL, NULL, &tv);
+    if (ready > 0)
+        n = recv(s, chunk, sizeof chunk, 0);
+    EnterCriticalSection(&lock);
+    reading = 0;
+    if (sock != s) { /* dropped while we read: ours to close */
+        if (orphan == s) {
+            closesocket(s);
+            orphan = INVALID_SOCKET;
+        }
+    } else if (ready < 0 || (ready > 0 && n <= 0)) {
+        drop_connection(); /* closed by the server, or broken */
+    } else if (n > 0) {
+        feed(chunk, n);
+    }
+    WakeAllConditionVariable(&changed);
+}
+
+/* Before a call sends anything, with nobody waiting: read what the server sent since the last
+ * call (nothing it says then answers the new request) and notice a connection it closed, so the
+ * call connects again instead of taking a stale line for its answer (lock held). */
+static void discard_stale(void)
+{
+    if (queue_len > 0 || searching || reading)
+        return;
+    while (sock != INVALID_SOCKET) {
+        fd_set r;
+        FD_ZERO(&r);
+        FD_SET(sock, &r);
+        struct timeval now = {0, 0};
+        int ready = select(0, &r, NULL, NULL, &now);
+        if (ready == 0)
+            break;
+        char chunk[4096];
+        int n = ready > 0 ? recv(sock, chunk, sizeof chunk, 0) : -1;
+        if (n <= 0)
+            drop_connection();
+    }
+    inlen = 0;
+    skipping = 0;
 }
 
 /* Connected, or the reason why not in why (lock held). */
 static int ensure_connected(char *why, size_t why_size)
 {
+    discard_stale();
     if (sock != INVALID_SOCKET)
         return 0;
     char host[256];
@@ -240,24 +318,20 @@ static int ensure_connected(char *why, size_t why_size)
     setsockopt(s, IPPROTO_TCP, TCP_NODELAY, (const char *)&on, sizeof on);
     sock = s;
     queue_len = 0;
-    reader = CreateThread(NULL, 0, read_lines, (LPVOID)(UINT_PTR)s, 0, NULL);
-    if (!reader) {
-        drop_connection();
-        snprintf(why, why_size, "samuel.dll: cannot start its reader thread");
-        return -1;
-    }
-    CloseHandle(reader);
+    inlen = 0;
+    skipping = 0;
     return 0;
 }
 
-static int send_all(const char *text, int len)
+static int send_all(const char *text, size_t len)
 {
     while (len > 0) {
-        int n = send(sock, text, len, 0);
+        int chunk = len > 65536 ? 65536 : (int)len;
+        int n = send(sock, text, chunk, 0);
         if (n <= 0)
             return -1;
         text += n;
-        len -= n;
+        len -= (size_t)n;
     }
     return 0;
 }
@@ -271,7 +345,7 @@ static int send_line(const char *line, pending *p, char *why, size_t why_size)
         snprintf(why, why_size, "samuel.dll: too many requests waiting for %s", where);
         return -1;
     }
-    if (send_all(line, (int)strlen(line)) != 0) {
+    if (send_all(line, strlen(line)) != 0) {
         drop_connection();
         snprintf(why, why_size, "samuel.dll: the connection to %s broke", where);
         return -1;
@@ -288,39 +362,62 @@ static int wait_answer(pending *p)
 {
     DWORD start = GetTickCount();
     while (p->state == ANS_NONE) {
+        if (sock == INVALID_SOCKET) {
+            p->state = ANS_GONE;
+            break;
+        }
         if (GetTickCount() - start > ANSWER_TIMEOUT_MS) {
             drop_connection(); /* a server that stopped answering: start over next time */
             break;
         }
-        SleepConditionVariableCS(&changed, &lock, POLL_MS);
+        pump(POLL_MS);
     }
     return p->state;
 }
 
-__declspec(dllexport) int WINAPI enginecommand(char command[256], char reply[1024])
+/* The answer to one enginecommand, into out (at most CB_REPLY_SIZE bytes); the API's return. */
+static int command(const char *text, char *out)
 {
-    InitOnceExecuteOnce(&once, init, NULL, NULL);
-    char line[CB_COMMAND_SIZE + 32];
-    pending p;
-    memset(&p, 0, sizeof p);
-    if (cbs_format_command(command, line, sizeof line) < 0) {
-        snprintf(reply, CB_REPLY_SIZE, "samuel.dll: command too long");
+    if (cbs_is_movelist_probe(text)) {
+        /* Declined as an English engine does (CheckerBoard's simplech too): CheckerBoard then
+         * finds English moves itself, with no round trip per click and none to a missing server. */
+        snprintf(out, CB_REPLY_SIZE, "?");
         return 0;
     }
-    EnterCriticalSection(&lock);
+    size_t size = cbs_command_line_size(text);
+    char *line = malloc(size); /* set gamehist carries the whole reversible tail of the game */
+    if (!line || cbs_format_command(text, line, size) < 0) {
+        free(line);
+        snprintf(out, CB_REPLY_SIZE, "samuel.dll: no memory for a command of %u bytes", (unsigned)strlen(text));
+        return 0;
+    }
+    pending p;
+    memset(&p, 0, sizeof p);
     int handled = 0;
-    if (send_line(line, &p, reply, CB_REPLY_SIZE) == 0) {
+    EnterCriticalSection(&lock);
+    if (send_line(line, &p, out, CB_REPLY_SIZE) == 0) {
         int state = wait_answer(&p);
         if (state == ANS_OK) {
-            snprintf(reply, CB_REPLY_SIZE, "%s", p.text);
+            snprintf(out, CB_REPLY_SIZE, "%s", p.text);
             handled = p.handled;
         } else if (state == ANS_ERROR) {
-            snprintf(reply, CB_REPLY_SIZE, "samuel: %s", p.text);
+            snprintf(out, CB_REPLY_SIZE, "samuel: %s", p.text);
         } else {
-            snprintf(reply, CB_REPLY_SIZE, "samuel.dll: the connection to %s was lost", where);
+            snprintf(out, CB_REPLY_SIZE, "samuel.dll: the connection to %s was lost", where);
         }
     }
     LeaveCriticalSection(&lock);
+    free(line);
+    return handled;
+}
+
+__declspec(dllexport) int WINAPI enginecommand(char command_text[256], char reply[1024])
+{
+    InitOnceExecuteOnce(&once, init, NULL, NULL);
+    char out[CB_REPLY_SIZE];
+    int handled = command(command_text, out);
+    /* Never more than the buffer CheckerBoard passed for this command: cut, with its NUL. */
+    snprintf(reply, cbs_reply_size(command_text), "%s", out);
     return handled;
 }
 
@@ -343,6 +440,12 @@ __declspec(dllexport) int WINAPI getmove(int board[8][8], int color, double maxt
         snprintf(str, CB_REPLY_SIZE, "samuel.dll: a search is already running");
         return CB_UNKNOWN;
     }
+    char why[CB_REPLY_SIZE];
+    if (ensure_connected(why, sizeof why) != 0) { /* before searching is set: stale lines go first */
+        LeaveCriticalSection(&lock);
+        snprintf(str, CB_REPLY_SIZE, "%s", why);
+        return CB_UNKNOWN;
+    }
     searching = 1;
     move_state = ANS_NONE;
     status_text[0] = '\0';
@@ -363,15 +466,18 @@ __declspec(dllexport) int WINAPI getmove(int board[8][8], int color, double maxt
     }
     int sent_playnow = 0;
     while (move_state == ANS_NONE) {
+        if (sock == INVALID_SOCKET) {
+            move_state = ANS_GONE;
+            break;
+        }
         if (*playnow && !sent_playnow) {
-            char why[256];
             sent_playnow = 1;
             send_line("playnow\n", NULL, why, sizeof why);
             continue;
         }
         if (status_text[0])
             snprintf(str, CB_REPLY_SIZE, "%s", status_text);
-        SleepConditionVariableCS(&changed, &lock, POLL_MS);
+        pump(POLL_MS);
     }
     if (move_state == ANS_OK) {
         int after[8][8], side;

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.board import Board
+from protocol import cb_grammar as g
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIM = ROOT / "cbdll" / "cb_shim.c"
@@ -155,6 +156,59 @@ def test_lines_written(lib: Any) -> None:
     assert ffi.string(out) == b"getmove B:W21-32:B1-12 1.500000 2 65539\n"
     lib.cbs_format_getmove(b"B:W21-32:B1-12", float("nan"), 0, -1, out, 300)
     assert ffi.string(out) == b"getmove B:W21-32:B1-12 0.000000 0 -1\n"
+
+
+def king_shuffle(plies: int) -> tuple[str, list[str]]:
+    """A king ending and a game history of plies reversible moves that ends where it started."""
+    fen = "B:WK29,K30:BK3,K4"
+    cycle = ["3-7", "30-26", "7-3", "26-30"]
+    moves = [cycle[i % 4] for i in range(plies)]
+    board = Board(fen)
+    for m in moves:
+        board.push_pdn(m)
+    assert board.fen() == Board(fen).fen()
+    return fen, moves
+
+
+def test_a_200_ply_game_history_is_one_line_the_server_reads(lib: Any) -> None:
+    # CheckerBoard sends the whole reversible tail before every getmove: 200 plies are about 1 KB,
+    # far past the 256 bytes enginecommand's command is declared with.
+    fen, moves = king_shuffle(200)
+    command = f"set gamehist {fen} {' '.join(moves)}".encode()
+    assert len(command) > 1000
+    size = lib.cbs_command_line_size(command)
+    out = ffi.new("char[]", size)
+    n = lib.cbs_format_command(command, out, size)
+    line = ffi.string(out)
+    assert n == len(line) == size - 1 and line == b"enginecommand " + command + b"\n"
+    assert lib.cbs_format_command(command, out, size - 1) == -1  # the size is exact, not generous
+    request = g.parse_command(line.decode().rstrip("\n"))
+    assert isinstance(request, g.EngineCommand)
+    parsed = g.parse_engine_command(request.text)
+    assert parsed == g.SetGamehistCmd(fen, tuple(moves))
+
+
+def test_reply_sizes_are_checkerboards_buffers(lib: Any) -> None:
+    # 1,024 bytes only where CheckerBoard passes its global reply buffer; its dialogs and name look-ups
+    # pass 256 (char reply[256], reply[MAXNAME]) or 260 (MAX_PATH).
+    for command in (b"about", b"  about", b"staticevaluation B:W21-32:B1-12"):
+        assert lib.cbs_reply_size(command) == CB.CB_REPLY_SIZE == 1024, command
+    for command in (b"name", b"get book", b"get hashsize", b"get dbpath", b"help", b"aboutx",
+                    b"get movelist B:W21-32:B1-12", b"set gamehist B:W21-32:B1-12", b""):
+        assert lib.cbs_reply_size(command) == CB.CB_SHORT_REPLY_SIZE == 256, command
+    # The cut the DLL makes: at most size - 1 bytes and the NUL, wherever the text would have gone on.
+    out = ffi.new("char[]", 300)
+    ffi.memmove(out, b"\x5a" * 300, 300)
+    assert lib.cbs_unescape(b"m" * 400, out, 256) == 255
+    assert ffi.buffer(out)[254:257] == b"m\0\x5a"
+
+
+def test_the_movelist_probe_and_nothing_else(lib: Any) -> None:
+    for probe in (b"get movelist B:W1:B", b" get  movelist\tB:W1:B "):
+        assert lib.cbs_is_movelist_probe(probe) == 1, probe
+    for other in (b"get movelist B:W21-32:B1-12", b"get movelist B:W1:B extra", b"get movelist",
+                  b"get movelist B:W1:B1", b"set movelist B:W1:B", b"get movelistB:W1:B", b""):
+        assert lib.cbs_is_movelist_probe(other) == 0, other
 
 
 def parse(lib: Any, text: str) -> dict[str, Any]:
