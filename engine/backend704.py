@@ -1,16 +1,29 @@
 """The 704 backend: Samuel's checkers program on the emulated IBM 704, behind the Searcher interface.
 
 Sessions, the command line and matches ask a searcher for a move; with
-``backend=704`` that searcher is this one.  It deepens Samuel's minimum ply one
-move at a time, each iteration a whole search inside the 704 program
-(``engine.program704``, his ply rules and break points), run a million cycles
-at a slice so that a stop or the clock is seen within a few milliseconds.  The
-line the program returns (single steps, a multiple jump a step a jump) is
-matched against the legal moves, so nothing illegal ever leaves here, and every
-report carries the 704 time beside the host's.
+``backend=704`` that searcher is this one.  It deepens Samuel's minimum ply,
+each iteration a whole search inside the 704 program (``engine.program704``,
+his ply rules and break points), run a slice of cycles at a time so that a stop
+or the clock is seen within a few milliseconds.  An iteration skips the minimum
+plies that would search the very tree the last one searched (the program says
+how shallow its rules first stopped).  The line the program returns (single
+steps, a multiple jump a step a jump) is matched against the legal moves, so
+nothing illegal ever leaves here, and every report carries the 704 time beside
+the host's.
 
-``pace="704"`` plays at the real machine's speed: each slice is held back to
-12 microseconds a cycle, so a user meets the 1959 machine at its own pace.
+The program evaluates with its own fixed polynomial (``program704.EVALUATION``),
+not the evaluators of the modern core: ``set_evaluator`` refuses any other than
+``default``, which here names the program's own.
+
+``pace="704"`` plays at the real machine's speed: every slice, the last of an
+iteration too, is held back to 12 microseconds a cycle, and the hold is spent in
+steps of at most ``CLOCK_STEP`` that look at the stop flags and the clock, so a
+user meets the 1959 machine at its own pace and a move is still on time.
+
+Wins and losses carry their distance, as in the modern backend: the program
+scores a side with no move at ply p as -20000 + p.  Deepening goes on past one
+until it is exact: when the ply rules stopped no line short of the lost
+position, no shorter win (or longer defence) can hide behind a stopped line.
 """
 
 from __future__ import annotations
@@ -21,32 +34,77 @@ from collections.abc import Callable
 
 from engine import core, timeman
 from engine.board import Board
-from engine.errors import GameOverError
+from engine.errors import GameOverError, OptionError
 from engine.evaluators import MATERIAL, Evaluator
 from engine.limits import Limit
 from engine.move import Move
-from engine.program704 import CYCLE_SECONDS, LOSS_VALUE, Program704, Program704Error, Search704, line_moves
+from engine.program704 import (
+    CYCLE_SECONDS,
+    EVALUATION,
+    SLICE_CYCLES,
+    Program704,
+    Program704Error,
+    Search704,
+    line_moves,
+    plies_to_end,
+    warm_up,
+)
 from engine.search import Mode, Score, SearchInfo, SearchResult
 
 PACES = ("emulator", "704")
 CENTI_MEN_PER_POINT = 100 / 64
 """The program's score counts 64 a man (32 x PADV, a man 2); reports are in hundredths of a man."""
+CLOCK_STEP = 0.02
+"""At pace 704, the longest the clock and the stop flags go unseen (seconds): a hold sleeps no longer."""
+PACE_SLICE_CYCLES = 2000
+"""Cycles a slice at pace 704 (24 ms of 704 time, a fraction of a millisecond here)."""
+EVALUATORS = ("default",)
+"""The evaluator names the 704 backend plays: ``default``, the program's own (EVALUATION)."""
+
+__all__ = ["EVALUATORS", "PACES", "Evaluator704Error", "Searcher704", "check_evaluator", "warm_up"]
 
 
-def _score(value: int, depth: int) -> Score:
-    if value <= LOSS_VALUE // 2:
-        return Score(-(core.WIN - depth))  # lost within the search's depth
-    if value >= -LOSS_VALUE // 2:
-        return Score(core.WIN - depth)
+class Evaluator704Error(OptionError):
+    """An evaluator the 704 program does not play (it has its own, fixed in its assembly)."""
+
+
+def check_evaluator(name: str) -> None:
+    """Evaluator704Error unless the 704 backend really plays the evaluator ``name``."""
+    if name.strip().lower() not in EVALUATORS:
+        raise Evaluator704Error(
+            f"the 704 backend cannot play evaluator {name!r}: the 704 program evaluates by {EVALUATION}; "
+            f"use evaluator {' or '.join(EVALUATORS)} (its own) with backend 704, or backend modern")
+
+
+def _score(value: int) -> Score:
+    """A program score as a report's: centi-men, or a win/loss at its distance."""
+    distance = plies_to_end(value)
+    if distance is not None:
+        return Score(core.WIN - distance if value > 0 else -(core.WIN - distance))
     return Score(round(value * CENTI_MEN_PER_POINT))
 
 
+def _exact(found: Search704) -> bool:
+    """Whether a deeper minimum ply can change a win or loss score: not when the ply rules stopped
+    no line before the ply just short of the lost position (a shorter win, or a longer defence,
+    would have to pass a stopped line to be missed)."""
+    distance = found.plies_to_end
+    if distance is None:
+        return False
+    return found.stop_ply is None or found.stop_ply >= distance - 1
+
+
 class Searcher704:
-    """A searcher whose every move is found by the 704 program.  Not thread-safe beyond ``stop``."""
+    """A searcher whose every move is found by the 704 program.  Not thread-safe beyond ``stop``.
+
+    ``clock`` and ``sleep`` are the time it plays by (seconds); a test may give its own.  The
+    default sleep waits on the search's stop flag, so a ``stop()`` ends a hold at once."""
 
     backend = "704"
 
-    def __init__(self, *, pace: str = "emulator", max_depth: int = 30, deck: str | None = None) -> None:
+    def __init__(self, *, pace: str = "emulator", max_depth: int = 30, deck: str | None = None,
+                 clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], object] | None = None) -> None:
         if pace not in PACES:
             raise ValueError(f"pace must be one of {', '.join(PACES)}, not {pace!r}")
         self.program = Program704(deck)
@@ -55,6 +113,8 @@ class Searcher704:
         self.mode = Mode.SAMUEL
         """The program's own rules: Samuel's 1959 ply rules, with alpha-beta cut-offs."""
         self._evaluator: Evaluator = MATERIAL
+        self._clock = clock
+        self._sleep = sleep
         self._lock = threading.Lock()
         self._armed: threading.Event | None = None
         """The stop flag of the next search, once armed."""
@@ -68,11 +128,14 @@ class Searcher704:
 
     @property
     def evaluator(self) -> Evaluator:
+        """A stand-in for the interface (the modern core's piece advantage, the nearest it has):
+        what the program evaluates is EVALUATION, in its own assembly."""
         return self._evaluator
 
     def set_evaluator(self, evaluator: Evaluator) -> None:
-        """Kept for the interface: the 704 program evaluates by piece advantage, its own way."""
-        self._evaluator = evaluator
+        """Evaluator704Error for any evaluator but ``default`` (the program's own): the program
+        cannot play another, and pretending it does would be a lie."""
+        check_evaluator(evaluator.name)
 
     def set_hash(self, hash_mb: int) -> None:
         return None
@@ -120,7 +183,9 @@ class Searcher704:
     def _search(self, board: Board, limit: Limit, own: threading.Event,
                 on_info: Callable[[SearchInfo], None] | None, stop: threading.Event | None,
                 info_interval: float) -> SearchResult:
-        start = time.monotonic()
+        clock = self._clock
+        sleep = self._sleep or own.wait
+        start = clock()
         soft_ms, hard_ms = timeman.budgets(limit)
         soft = soft_ms / 1000 if soft_ms else None
         hard = hard_ms / 1000 if hard_ms else None
@@ -128,52 +193,80 @@ class Searcher704:
         legal = board.legal_moves
         if not legal:
             raise GameOverError(f"no legal moves in {board.fen()}")
+        paced = self.pace == "704"
         best_info: SearchInfo | None = None
         nodes = cycles = 0
+        progress = [0]  # cycles of the iteration running, as of its last slice
         last_report = 0.0  # the first report, too, waits info_interval (as in the core)
 
         def stopped() -> bool:
             if own.is_set() or (stop is not None and stop.is_set()):
                 return True
-            return hard is not None and time.monotonic() - start >= hard
+            return hard is not None and clock() - start >= hard
 
-        for depth in range(1, max_depth + 1):
-            slice_start = [time.monotonic(), 0]
+        def hold(done: int, finished: bool) -> bool:
+            """After a slice: at pace 704 wait until the 704 would have got this far; True to stop."""
+            progress[0] = done
+            if paced:
+                due = start + (cycles + done) * CYCLE_SECONDS  # all iterations so far, from the start
+                while True:
+                    if stopped():
+                        return True
+                    wait = due - clock()
+                    if wait <= 0:
+                        break
+                    sleep(min(wait, CLOCK_STEP))
+                return False
+            return not finished and stopped()
 
-            def pace(done: int, marks: list[float] = slice_start) -> None:
-                if self.pace == "704":  # hold each slice back to the real machine's 12 us a cycle
-                    due = marks[0] + (done - marks[1]) * CYCLE_SECONDS
-                    wait = due - time.monotonic()
-                    if wait > 0:
-                        own.wait(wait)
-
-            found = self.program.search_sliced(board, depth, stopped, on_slice=pace)
-            if found is None:
-                break  # stopped mid-iteration: the last whole one stands
+        depth = 1
+        while depth <= max_depth:
+            found = self.program.search_sliced(board, depth, hold,
+                                               slice_cycles=PACE_SLICE_CYCLES if paced else SLICE_CYCLES)
+            if found is None:  # stopped mid-iteration: the last whole one stands
+                if best_info is None:
+                    best_info = self._partial(board, depth, nodes, cycles + progress[0], clock() - start)
+                break
             nodes += found.nodes
             cycles += found.cycles
             line = self._resolve(board, found)
-            elapsed = time.monotonic() - start
-            info = SearchInfo(depth=depth, seldepth=max(depth, len(line)), score=_score(found.score, depth),
+            # Every minimum ply up to the shallowest stop searches this same tree: it stands for them.
+            same_to = max_depth if found.stop_ply is None else min(max(found.stop_ply, depth), max_depth)
+            elapsed = clock() - start
+            info = SearchInfo(depth=same_to, seldepth=max(same_to, len(line)), score=_score(found.score),
                               nodes=nodes, nps=int(nodes / elapsed) if elapsed > 0 else 0, time=elapsed,
                               pv=line, machine_time=cycles * CYCLE_SECONDS)
             best_info = info
-            if on_info is not None and (elapsed - last_report >= info_interval or depth == max_depth):
+            forced = len(legal) == 1 and soft is not None  # no time to spend on it (as the core does)
+            last = same_to >= max_depth or forced or found.stop_ply is None or _exact(found)
+            if on_info is not None and (elapsed - last_report >= info_interval or last):
                 on_info(info)
                 last_report = elapsed
-            if len(legal) == 1 or info.score.is_win or info.score.is_loss:
+            if last:
                 break
             if limit.nodes is not None and nodes >= limit.nodes:
                 break
-            if soft is not None and time.monotonic() - start >= soft:
+            if soft is not None and clock() - start >= soft:
                 break
             if stopped():
                 break
-        if best_info is None:  # stopped before the first iteration ended: any legal move
+            depth = same_to + 1
+        if best_info is None:  # stopped before any root move was searched whole: any legal move
             best_info = SearchInfo(depth=0, seldepth=0, score=Score(0), nodes=nodes, nps=0,
-                                   time=time.monotonic() - start, pv=(legal[0],),
-                                   machine_time=cycles * CYCLE_SECONDS)
+                                   time=clock() - start, pv=(legal[0],), machine_time=cycles * CYCLE_SECONDS)
         return SearchResult(best_info.pv[0], None, best_info)
+
+    def _partial(self, board: Board, depth: int, nodes: int, cycles: int,
+                 elapsed: float) -> SearchInfo | None:
+        """The first iteration stopped part way: the best of the root moves it searched whole, if any
+        (its score is what the program found for those moves at this minimum ply)."""
+        got = self.program.root_best(board)
+        if got is None:
+            return None
+        score, line = got
+        return SearchInfo(depth=depth, seldepth=max(depth, len(line)), score=_score(score), nodes=nodes,
+                          nps=int(nodes / elapsed) if elapsed > 0 else 0, time=elapsed, pv=line,
+                          machine_time=cycles * CYCLE_SECONDS)
 
     def _resolve(self, board: Board, found: Search704) -> tuple[Move, ...]:
         """The program's line as legal moves, checked against the rules, never trusted blindly: its

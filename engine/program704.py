@@ -4,9 +4,10 @@ The program is 704 assembly (``emu704/programs/checkers.sap``), written in
 Samuel's board representation: four words FA, BA, FP, BP (the active and
 passive side's pieces that move toward square 32, and toward square 1), each
 square at the bit ``(s-1) + (s-1)//8`` so that every step is a shift by 4 or 5.
-This module assembles it once per process, loads it into a C-backed 704 and
-calls its entries through ``emu704.host_call``: one C call a request, the whole
-walk of the tree inside the 704 program.
+This module assembles it once per process (``warm_up`` does it before a clock
+starts), loads it into a C-backed 704 and calls its entries through
+``emu704.host_call``: one C call a request, the whole walk of the tree inside
+the 704 program.
 
 704 time is the program's cycle count at 12 microseconds a cycle, the real
 machine's pace.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
@@ -45,8 +47,12 @@ EVAL_WEIGHTS = {"PADV": 32, "ADV": 1, "CENT": 2, "KCENT": 2, "MOB": -1}
 """The 704 program's scoring: these weights times Samuel's terms (engine.learners.samuel_terms with no parent:
 each parameter with the sides' roles swapped minus as it is).  A small fixed polynomial of ours, with
 piece advantage first, not Samuel's learned one."""
+EVALUATION = ("a fixed polynomial: 32 x piece advantage (a man 2, a king 3) plus Samuel's ADV, "
+              "2 x CENT, 2 x KCENT and -MOB terms (not Samuel's learned polynomial)")
+"""What the 704 program evaluates, in words (help texts, errors and docs say this)."""
 LOSS_VALUE = -20000
-"""The program's value of a position whose side to move has no move."""
+"""The program's value of a position whose side to move has no move, at the root; at ply p it is
+LOSS_VALUE + p, so a win or a loss carries its distance."""
 SLICE_CYCLES = 1_000_000
 """Cycles between looks at the clock and the stop flag (12 s of 704 time; about 3 ms here)."""
 MAX_JUMPS = 12
@@ -84,7 +90,8 @@ class Search704:
     """What the 704 program's search found."""
 
     score: int
-    """For the side to move: piece advantage (men 2, kings 3), or -20000 for a lost position."""
+    """For the side to move: EVAL_WEIGHTS over Samuel's terms, or LOSS_VALUE + p for a loss p plies
+    away (minus that for a win)."""
     first_from: int | None
     """The best move's first step (squares 1-32; None at depth 0): a multiple jump is identified
     by its first jump, as the program makes it one jump at a time."""
@@ -94,10 +101,29 @@ class Search704:
     instructions: int
     steps: tuple[tuple[int, int], ...] = ()
     """The principal line as single steps (from, to), a multiple jump a step a jump; at most PV_MAX."""
+    stop_ply: int | None = None
+    """The shallowest ply at which Samuel's rules stopped the look-ahead (at or past the minimum ply);
+    None when they never did (every line ended in a lost position: the tree is whole).  Every
+    minimum ply from the one searched up to this one searches the very same tree."""
 
     @property
     def seconds_704(self) -> float:
         return self.cycles * CYCLE_SECONDS
+
+    @property
+    def plies_to_end(self) -> int | None:
+        """For a win or loss score, the plies to the lost position; None for an evaluation."""
+        return plies_to_end(self.score)
+
+
+def plies_to_end(value: int) -> int | None:
+    """The distance a program score carries when it is a win or loss (None for an evaluation:
+    those stay far below, a few thousand at most)."""
+    distance = -LOSS_VALUE - abs(value)
+    return distance if 0 <= distance < -LOSS_VALUE // 2 else None
+
+
+_SIGN = 1 << 35
 
 
 def _signed(word: int) -> int:
@@ -158,7 +184,45 @@ def _image() -> Image:
     return assemble(source, MEMORY_WORDS, name="checkers.sap")
 
 
+@dataclass(frozen=True)
+class _Loaded:
+    """A program ready to run: the whole memory after EINIT, and its symbols."""
+
+    memory: tuple[int, ...]
+    symbols: SymbolTable
+
+
+_LOADED: dict[tuple[object, ...], _Loaded] = {}
+_LOADED_LOCK = threading.Lock()
+
+
+def _deck_key(deck: str | os.PathLike[str] | None) -> tuple[object, ...]:
+    """The cache key of a deck: the package's program, or a deck file as it is now (an edited deck,
+    or its symbol file, is loaded afresh)."""
+    if deck is None:
+        return ("package",)
+    path = Path(deck).resolve()
+    stamps: list[object] = [str(path)]
+    for f in (path, path.with_suffix(".sym")):
+        try:
+            st = f.stat()
+            stamps += [st.st_mtime_ns, st.st_size]
+        except OSError:
+            stamps.append(None)  # loading names what is missing
+    return tuple(stamps)
+
+
+def warm_up(deck: str | os.PathLike[str] | None = None) -> None:
+    """Assemble (or read) the program and build its tables now, so that the first search does not
+    pay for it inside its time: call it at start-up and when a session switches to backend 704.
+    Program704Error when the deck cannot be loaded."""
+    Program704(deck)
+
+
 ENTRY_NAMES = ("ENTRY", "RETURN", "EMOVES", "EMAKE", "ECOUNT", "EINIT", "ESRCH", "EPARAM", "EEVAL", "ELOAD")
+HOST_SYMBOLS = ("MAXPLY", "INF", "OPVT", "OPVN", "OBFSQ", "OBTSQ", "OSHAL",
+                "RBEST", "RPVN", "RPV0", "BESTF", "BESTT")
+"""The other words the host reads: its outputs and the root record it looks at after a stop."""
 
 
 def _deck_blocks(deck: Path) -> tuple[list[tuple[int, list[int]]], SymbolTable]:
@@ -178,7 +242,7 @@ def _deck_blocks(deck: Path) -> tuple[list[tuple[int, list[int]]], SymbolTable]:
     if symbols.memory_words > MEMORY_WORDS:
         raise Program704Error(f"{deck}: assembled for {symbols.memory_words} words, the machine has "
                               f"{MEMORY_WORDS}")
-    needed = (*ENTRY_NAMES, "MAXPLY", "OPVT", "OPVN", "OBFSQ", "OBTSQ")
+    needed = (*ENTRY_NAMES, *HOST_SYMBOLS)
     missing = [n for n in needed if n not in symbols.symbols]
     if missing:
         raise Program704Error(f"{deck}: not a checkers program for this host: no {', '.join(missing)} "
@@ -189,24 +253,24 @@ def _deck_blocks(deck: Path) -> tuple[list[tuple[int, list[int]]], SymbolTable]:
 class Program704:
     """Samuel's checkers program loaded in an emulated 704 (C fast path), ready to be called.
 
-    By default the program is the one shipped in the package (assembled once per process); ``deck``
-    names a self-loading deck of one's own (``samuel emu704 asm`` writes it with its symbol file)."""
+    By default the program is the one shipped in the package; ``deck`` names a self-loading deck of
+    one's own (``samuel emu704 asm`` writes it with its symbol file).  Either is assembled or read
+    once per process, and its memory after EINIT kept, so a later Program704 of the same deck only
+    copies that memory in."""
 
     def __init__(self, deck: str | os.PathLike[str] | None = None) -> None:
         from emu704.fast import FastMachine
         from emu704.host_call import HostCall
-        from emu704.symbols import table_of
 
         self.machine = FastMachine(MEMORY_WORDS)
-        if deck is None:
-            image = _image()
-            self.symbols = table_of(image)
-            image.load_into(self.machine.write)
+        key = _deck_key(deck)
+        with _LOADED_LOCK:
+            loaded = _LOADED.get(key)
+        if loaded is None:
+            self.symbols = self._write_program(deck)
         else:
-            blocks, self.symbols = _deck_blocks(Path(deck))
-            for origin, words in blocks:
-                for i, word in enumerate(words):
-                    self.machine.write(origin + i, word)
+            self.symbols = loaded.symbols
+            self.machine.mem[:] = loaded.memory
         a = self.symbols.address
         ret = a("RETURN")
         board_in = [a(n) for n in ("IFA", "IBA", "IFP", "IBP")]
@@ -223,13 +287,31 @@ class Program704:
         self._load = (HostCall(m, board_in, [], ret), a("ELOAD"))
         search_in = [*board_in, a("IDEPTH"), *(a(f"IB{i}") for i in range(1, 5))]
         pv_out = [a("OPVN"), *(a("OPVT") - k for k in range(PV_MAX))]
-        self._search = (HostCall(m, search_in, [a(n) for n in ("OSCORE", "OBFSQ", "OBTSQ", "ONODES")]
+        self._search = (HostCall(m, search_in, [a(n) for n in ("OSCORE", "OBFSQ", "OBTSQ", "ONODES", "OSHAL")]
                                  + pv_out, ret), a("ESRCH"))
-        self._run((HostCall(m, [], [], ret), a("EINIT")), [], DEFAULT_BUDGET, "building the bit-count table")
+        if loaded is None:
+            self._run((HostCall(m, [], [], ret), a("EINIT")), [], DEFAULT_BUDGET,
+                      "building the bit-count table")
+            with _LOADED_LOCK:
+                _LOADED[key] = _Loaded(tuple(m.mem), self.symbols)
         self.max_ply = a("MAXPLY")
         self.max_depth = self.max_ply - MAX_JUMPS
         """Deepest request: every ply of it may end in a move of up to MAX_JUMPS single jumps,
         each a record of its own."""
+
+    def _write_program(self, deck: str | os.PathLike[str] | None) -> SymbolTable:
+        """The program's words written into the machine; its symbols."""
+        from emu704.symbols import table_of
+
+        if deck is None:
+            image = _image()
+            image.load_into(self.machine.write)
+            return table_of(image)
+        blocks, symbols = _deck_blocks(Path(deck))
+        for origin, words in blocks:
+            for i, word in enumerate(words):
+                self.machine.write(origin + i, word)
+        return symbols
 
     def perft(self, board: Board, depth: int, *, max_cycles: int = DEFAULT_BUDGET) -> Run704:
         """Leaves of ``board``'s tree to ``depth`` plies, counted by the 704 program."""
@@ -270,33 +352,61 @@ class Program704:
         return [*board_words(board.raw), depth, *breaks]
 
     def _search_output(self, cycles: int, instructions: int) -> Search704:
-        score, frm, to, nodes, pv_len, *pv = self._search[0].outputs
+        score, frm, to, nodes, shallow, pv_len, *pv = self._search[0].outputs
         steps = tuple(_step_of(w) for w in pv[:min(pv_len, PV_MAX)])
+        stop_ply = _signed(shallow)
         # The program locates the best step's squares itself (bit count and a square table).
-        return Search704(_signed(score), frm or None, to or None, nodes, cycles, instructions, steps)
+        return Search704(_signed(score), frm or None, to or None, nodes, cycles, instructions, steps,
+                         stop_ply if stop_ply >= 0 else None)
 
-    def search_sliced(self, board: Board, depth: int, should_stop: Callable[[], bool], *,
+    def search_sliced(self, board: Board, depth: int, on_slice: Callable[[int, bool], bool], *,
                       slice_cycles: int = SLICE_CYCLES,
-                      on_slice: Callable[[int], None] | None = None,
                       breaks: tuple[int, int, int, int] = SAMUEL_BREAKS) -> Search704 | None:
-        """``search`` run ``slice_cycles`` at a time, asking ``should_stop`` between slices;
-        None when it was stopped before it finished.  ``on_slice`` gets the cycles so far."""
+        """``search`` run ``slice_cycles`` at a time.  After every slice, the last one too,
+        ``on_slice(cycles so far, finished)`` may hold the search back (a paced search waits
+        there) and returns True to stop it: then None, even when it had finished (a paced search
+        whose time ran out before the 704 would have found the answer)."""
         from emu704.host_call import CallStatus
 
+        if slice_cycles < 1:
+            raise ValueError(f"slice_cycles must be at least 1, got {slice_cycles}")
         words = self._search_input(board, depth, breaks)
         call, address = self._search
         m = self.machine
         c0, i0 = m.cycles, m.instructions
-        status = call.call(words, address, max_cycles=slice_cycles)
+        m.mem[self.symbols.address("RBEST")] = _SIGN | _signed(m.mem[self.symbols.address("INF")])
+        status = call.call(words, address, max_cycles=slice_cycles)  # (no root move done: root_best)
         while status == CallStatus.LIMIT:
-            if on_slice is not None:
-                on_slice(m.cycles - c0)
-            if should_stop():
+            if on_slice(m.cycles - c0, False):
                 return None
             status = call.resume(max_cycles=slice_cycles)
         if status == CallStatus.STOPPED:
             raise Program704Error(f"search {depth}: the 704 program {call.where(self.symbols.data_words)}")
+        if on_slice(m.cycles - c0, True):
+            return None
         return self._search_output(m.cycles - c0, m.instructions - i0)
+
+    def root_best(self, board: Board) -> tuple[int, tuple[Move, ...]] | None:
+        """After a search stopped part way: the best of the root's moves searched whole so far, as
+        (score, line of legal moves); None when no root move has been searched whole yet.
+
+        Read from the root record the program keeps (RBEST, RPVN, RPV0 down) and BESTF-BESTT; the
+        line's first move must be that best step, else (a stop between the stores) None."""
+        mem = self.machine.mem
+        a = self.symbols.address
+        best = _signed(mem[a("RBEST")])
+        if best <= -_signed(mem[a("INF")]):  # search_sliced set it so, the root's loop does too
+            return None
+        n = min(mem[a("RPVN")], PV_MAX)
+        try:
+            steps = tuple(_step_of(mem[a("RPV0") - k]) for k in range(n))
+        except Program704Error:
+            return None
+        first_from, first_to = _square_of(mem[a("BESTF")]), _square_of(mem[a("BESTT")])
+        line = tuple(line_moves(board, steps))
+        if not line or (line[0].path[0], line[0].path[1]) != (first_from, first_to):
+            return None
+        return best, line
 
     def params(self, board: Board) -> tuple[dict[str, int], Run704]:
         """Samuel's Appendix C parameters the program computes (PARAMS), for the side to move,

@@ -3,17 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
+import os
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from serving import CaptureWriter
 
-from engine.backend704 import Searcher704
+from engine import timeman
+from engine.backend704 import CLOCK_STEP, Evaluator704Error, Searcher704, check_evaluator, warm_up
 from engine.board import Board
+from engine.errors import SamuelError
+from engine.evaluators import by_name
 from engine.limits import Limit
 from engine.program704 import Program704, Program704Error
+from engine.search import Searcher, SearchInfo
 from matches.engines import parse_engine
 from protocol.cb_session import run_cb
 from protocol.context import ServerSettings
@@ -34,7 +41,8 @@ def test_depth_search_reports_704_time_and_plays_legal_moves(searcher: Searcher7
     infos = []
     board = Board("W:W18,19,21,23,24,26,29,30,31,32:B1,2,3,5,6,7,9,10,12,14")
     result = searcher.search(board, Limit(depth=6), on_info=infos.append)
-    assert [i.depth for i in infos] == list(range(1, 7))
+    depths = [i.depth for i in infos]
+    assert depths == sorted(set(depths)) and depths[-1] == 6  # deeper each time (equal trees skipped)
     assert result.best is not None and board.is_legal(result.best)
     assert infos[-1].machine_time > infos[0].machine_time > 0  # 12 us a cycle, far slower than here
     assert infos[-1].machine_time > infos[-1].time
@@ -233,3 +241,153 @@ def test_a_stop_before_the_704_search_begins_is_kept_and_a_stale_one_is_not(sear
     result = searcher.search(board, Limit())
     assert time.monotonic() - t0 < 2 and board.is_legal(result.best)
     assert searcher.search(board, Limit(depth=2)).info.depth == 2  # that stop was used up
+
+
+# -- issue 30: pace, distances, repeated trees, warm-up, evaluators ----------------------------
+
+
+class FakeTime:
+    """A clock that moves only when the searcher sleeps: pace tests that do not depend on this machine's
+    speed (the emulator's own running costs no time on it)."""
+
+    def __init__(self, stop_at: float | None = None, stop: Callable[[], None] | None = None) -> None:
+        self.start = self.now = 1000.0
+        self.naps: list[float] = []
+        self.looks = 0
+        self._stop_at, self._stop = stop_at, stop
+
+    def clock(self) -> float:
+        self.looks += 1
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        assert seconds > 0
+        self.naps.append(seconds)
+        self.now += seconds
+        if self._stop_at is not None and self._stop is not None and self.now - self.start >= self._stop_at:
+            self._stop()
+            self._stop_at = None
+
+    @property
+    def elapsed(self) -> float:
+        return self.now - self.start
+
+
+def test_pace_704_holds_every_slice_the_last_too() -> None:
+    t = FakeTime()
+    s = Searcher704(pace="704", clock=t.clock, sleep=t.sleep)
+    result = s.search(Board(), Limit(depth=1), on_info=lambda info: None)
+    info = result.info
+    assert info.machine_time > 20  # the start's first tree: about 23.4 s of 704 time
+    assert t.elapsed == pytest.approx(info.machine_time, abs=1e-6)  # held to 12 us a cycle, to its end
+    assert info.time == pytest.approx(info.machine_time, abs=1e-6)
+    assert max(t.naps) <= CLOCK_STEP  # the clock and the stop flags are looked at every step
+
+
+def test_pace_704_sees_the_deadline_and_a_stop_within_a_step() -> None:
+    t = FakeTime()
+    s = Searcher704(pace="704", clock=t.clock, sleep=t.sleep)
+    result = s.search(Board(), Limit(movetime=3))
+    hard = timeman.budgets(Limit(movetime=3))[1] / 1000
+    assert hard <= t.elapsed <= hard + CLOCK_STEP
+    assert result.best in Board().legal_moves
+    assert result.info.depth == 0  # 3 s of 704 time searches no root move whole: said, not pretended
+
+    t = FakeTime()
+    s = Searcher704(pace="704", clock=t.clock, sleep=t.sleep)
+    t._stop_at, t._stop = 1.0, s.stop
+    s.search(Board(), Limit())
+    assert 1.0 <= t.elapsed <= 1.0 + CLOCK_STEP
+
+    flag = threading.Event()  # the session's own stop flag, not only the searcher's
+    t = FakeTime(stop_at=2.0, stop=flag.set)
+    s = Searcher704(pace="704", clock=t.clock, sleep=t.sleep)
+    s.search(Board(), Limit(), stop=flag)
+    assert 2.0 <= t.elapsed <= 2.0 + CLOCK_STEP
+
+
+def test_a_first_iteration_stopped_part_way_plays_its_best_searched_root_move() -> None:
+    t = FakeTime()
+    s = Searcher704(pace="704", clock=t.clock, sleep=t.sleep)
+    result = s.search(Board(), Limit(movetime=15))  # 15 s: some of the start's root moves, not all
+    whole = Searcher704().search(Board(), Limit(depth=1)).info
+    assert 0 < result.info.machine_time < whole.machine_time
+    assert result.info.depth == 1 and result.info.score.value != 0
+    assert result.best == result.info.pv[0] and result.best in Board().legal_moves
+    assert result.best != Board().legal_moves[0]  # the program's first root move (10-14), searched
+
+
+def test_a_tree_already_searched_whole_is_not_searched_again(searcher: Searcher704) -> None:
+    infos: list[SearchInfo] = []
+    result = searcher.search(Board(), Limit(depth=7), on_info=infos.append)
+    # From the start minimum plies 1-5 visit the same 2,644-node tree: it is searched once.
+    assert [(i.depth, i.nodes) for i in infos][:1] == [(5, 2644)]
+    per_iteration = [infos[0].nodes] + [b.nodes - a.nodes for a, b in itertools.pairwise(infos)]
+    assert len(set(per_iteration)) == len(per_iteration) and result.info.depth == 7
+    assert searcher.search(Board(), Limit(depth=3)).info.depth == 3  # the limit is still the depth said
+
+
+WON_OR_LOST = ["B:WK23,K2,K30,16:B17", "B:W17:BK30,K23", "W:WK13,24,31,19:BK11", "B:W27,24,30:B9",
+               "W:W11:BK19,K31,K25", "B:W31:B26,K1", "B:WK2,K22:B9", "B:W19,28:B9,K23",
+               "W:WK7,K5,K16,K32:BK23", "B:W17,K26,21:B6"]
+
+
+@pytest.mark.parametrize("fen", WON_OR_LOST)
+def test_wins_and_losses_carry_their_distance_as_in_the_modern_backend(searcher: Searcher704,
+                                                                       fen: str) -> None:
+    board = Board(fen)
+    modern = Searcher(by_name("default"), hash_mb=1).search(board, Limit(depth=16)).info.score
+    assert modern.plies_to_end is not None
+    got = searcher.search(board, Limit(depth=16)).info.score
+    assert got == modern, (fen, str(got), str(modern))
+
+
+def test_deepening_goes_on_past_a_win_until_it_is_exact(searcher: Searcher704) -> None:
+    infos: list[SearchInfo] = []
+    searcher.search(Board("B:WK18:BK32,K30,5,6"), Limit(depth=14), on_info=infos.append)
+    assert [(i.depth, str(i.score)) for i in infos] == [(d, "win in 5") for d in (1, 2, 3, 4)]
+    # depth 1-3 stopped lines short of ply 4, where a shorter win could hide; from 4 it is exact
+
+
+def test_a_searcher_built_after_the_warm_up_does_not_assemble_again(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import emu704.loader
+    import emu704.sap
+
+    warm_up()
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("assembled or read again")
+
+    monkeypatch.setattr(emu704.sap, "assemble", refuse)
+    s = Searcher704()
+    assert s.program.machine.cycles == 0  # not even the bit-count table was built again
+    assert s.search(Board(), Limit(depth=2)).info.nodes == 2644
+    monkeypatch.undo()
+
+    source = Path(__file__).resolve().parents[1] / "emu704" / "programs" / "checkers.sap"
+    deck = tmp_path / "mine.cbn"
+    assert main(["emu704", "asm", str(source), "-o", str(deck), "--listing", str(tmp_path / "m.lst")]) == 0
+    warm_up(deck)
+    monkeypatch.setattr(emu704.loader, "parse_self_loading_deck", refuse)
+    assert Searcher704(deck=str(deck)).search(Board(), Limit(depth=2)).info.nodes == 2644
+    deck.write_bytes(deck.read_bytes())  # a deck written again is read again
+    os.utime(deck, ns=(deck.stat().st_atime_ns, deck.stat().st_mtime_ns + 10**9))
+    with pytest.raises(AssertionError, match="read again"):
+        Searcher704(deck=str(deck))
+
+
+def test_an_evaluator_the_704_program_does_not_play_is_refused(searcher: Searcher704,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    searcher.set_evaluator(by_name("default"))  # the program's own
+    for name in ("material", "samuel-1959"):
+        with pytest.raises(Evaluator704Error, match=f"cannot play evaluator '{name}'.*32 x piece advantage"):
+            searcher.set_evaluator(by_name(name))
+    assert isinstance(Evaluator704Error("x"), SamuelError)
+    with pytest.raises(Evaluator704Error):
+        check_evaluator("piece-net")
+    capsys.readouterr()
+    assert main(["analyse", "--backend", "704", "--eval", "material", "--depth", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot play evaluator 'material'" in err and "Traceback" not in err
+    assert main(["analyse", "--backend", "704", "--eval", "default", "--depth", "1"]) == 0

@@ -213,13 +213,14 @@ def samuel_value(board: Board, min_ply: int, breaks: tuple[int, int, int, int] =
     the minimum ply; there, evaluate unless the next move is a jump, the last move was a jump or an
     exchange offer is possible; from the first break point, unless a jump or an exchange offer; from
     the second, unless a jump; from the third, also when a side is more than two kings ahead; at the
-    last, whatever is pending, a pending jump credited with a man.  No move is a loss at any ply.
+    last, whatever is pending, a pending jump credited with a man.  No move is a loss at any ply,
+    LOSS + ply (a win or loss carries its distance).
     Alpha-beta (fail-hard) only to keep it quick: the value at the root is the minimax value."""
     b1, b2, b3, b4 = breaks
     b4 = max(b4, min_ply)
     moves = board.legal_moves
     if not moves:
-        return LOSS
+        return LOSS + ply
     jump = moves[0].is_capture
     if ply >= min_ply:
         if ply >= b4 or (ply >= b3 and jump and abs(_material(board)) > 6):  # more than two kings ahead

@@ -7,6 +7,10 @@ One line per completed iteration, as the search reports it::
 then ``bestmove 9-14 ponder 24-19``.  Scores are in men for the side to move,
 or ``win in N`` / ``loss in N`` (N in plies).  Ctrl-C stops the search early
 and still prints the best move found so far.
+
+With ``--backend 704`` Samuel's program on the emulated 704 searches with its own
+evaluation (engine.program704.EVALUATION); ``--eval`` other than ``default`` is
+refused (exit 2), since that program cannot play it.
 """
 
 from __future__ import annotations
@@ -133,6 +137,10 @@ def analyse(board: Board, searcher: Searcher, limit: Limit, out: TextIO | None =
 def run(args: argparse.Namespace) -> int:
     board = setup_board(args.fen, args.moves)
     require_game_on(board)
+    if getattr(args, "backend", "modern") == "704":  # its own evaluation: refuse another, never ignore it
+        from engine.backend704 import check_evaluator
+
+        check_evaluator(args.eval)
     searcher = make_searcher(args)
     if getattr(searcher, "egdb", None) is not None:  # the 704 backend has none
         from engine.egdb import describe
