@@ -21,6 +21,7 @@ from engine.program704 import (
     Program704Error,
     board_words,
     line_moves,
+    plies_to_end,
 )
 from engine.types import BLACK
 
@@ -346,3 +347,36 @@ def test_the_704_evaluation_equals_the_c_terms_value(program: Program704) -> Non
         assert value == _score(board), board.fen()
         nonzero += value % 32 != 0  # the positional terms count, not only the material
     assert nonzero > len(boards) // 4
+
+
+def test_minimum_plies_up_to_the_shallowest_stop_search_the_same_tree(program: Program704) -> None:
+    """The program says the shallowest ply at which its rules stopped the look-ahead: every minimum ply
+    up to it walks the very same tree (the backend searches it once), and the next one does not."""
+    start = program.search(Board(), 1)
+    assert (start.nodes, start.stop_ply) == (2644, 5)  # from the start, minimum ply 1 to 5: one tree
+    boards = [Board(), *positions_from_play(20, 11), *random_positions(20, 12)]
+    for board in boards:
+        if not board.legal_moves:
+            continue
+        found = program.search(board, 1)
+        if found.stop_ply is None:  # every line ended in a lost position: no minimum ply changes it
+            deeper = program.search(board, 6)
+            assert (deeper.nodes, deeper.score, deeper.stop_ply) == (found.nodes, found.score, None)
+            continue
+        assert found.stop_ply >= 1
+        for depth in range(2, min(found.stop_ply, 7) + 1):
+            again = program.search(board, depth)
+            assert (again.nodes, again.score, again.steps, again.stop_ply) == \
+                (found.nodes, found.score, found.steps, found.stop_ply), (board.fen(), depth)
+        if found.stop_ply < 7:
+            assert program.search(board, found.stop_ply + 1).nodes != found.nodes, board.fen()
+
+
+def test_a_loss_carries_its_distance(program: Program704) -> None:
+    """A side with no move at ply p scores LOSS + p: the nearer loss is the worse one."""
+    lost = Board("W:W12:B8,3")  # White's man on 12 has no move: lost at the root
+    assert program.search(lost, 0).score == LOSS
+    mated = Board("B:W17:BK30,K23")  # Black wins in 5 (the modern core agrees)
+    found = program.search(mated, 6)
+    assert found.score == -LOSS - 5 and found.plies_to_end == 5
+    assert plies_to_end(found.score) == 5 and plies_to_end(1234) is None
