@@ -210,11 +210,16 @@ static int word_is(const char *w, size_t len, const char *text)
     return w && len == strlen(text) && memcmp(w, text, len) == 0;
 }
 
-size_t cbs_reply_size(const char *command)
+int cbs_command_is(const char *command, const char *verb)
 {
     size_t len = 0;
     const char *w = next_word(&command, &len);
-    if (word_is(w, len, "about") || word_is(w, len, "staticevaluation"))
+    return word_is(w, len, verb);
+}
+
+size_t cbs_reply_size(const char *command)
+{
+    if (cbs_command_is(command, "about") || cbs_command_is(command, "staticevaluation"))
         return CB_REPLY_SIZE;
     return CB_SHORT_REPLY_SIZE;
 }

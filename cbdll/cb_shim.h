@@ -66,6 +66,9 @@ int cbs_format_command(const char *command, char *out, size_t size);
 /* The buffer cbs_format_command needs for command, whatever its length. */
 size_t cbs_command_line_size(const char *command);
 
+/* 1 when command's first word is verb ("about" for " about"), else 0. */
+int cbs_command_is(const char *command, const char *verb);
+
 /* How many bytes of enginecommand's reply buffer may be written for command
  * (with the NUL): CheckerBoard passes its 1,024-byte buffer only for `about`
  * and `staticevaluation`, 256 or 260 bytes from its dialogs and name look-ups. */

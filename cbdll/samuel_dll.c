@@ -62,9 +62,10 @@ static CONDITION_VARIABLE changed;
 static INIT_ONCE once = INIT_ONCE_STATIC_INIT;
 static int initialised;
 static SOCKET sock = INVALID_SOCKET;
-/* A caller is in select/recv on sock with the lock released; a connection dropped meanwhile is
- * left to it to close (orphan), so the handle cannot be reused under it. */
-static int reading;
+/* The socket a caller is in select/recv on with the lock released (one caller at a time); when
+ * that connection is dropped meanwhile, the reader closes it (orphan), so that the handle cannot
+ * be reused under it. */
+static SOCKET reading = INVALID_SOCKET;
 static SOCKET orphan = INVALID_SOCKET;
 /* The server's bytes not yet ended by a newline; the rest of an over-long line is skipped. */
 static char inbuf[LINE_MAX_BYTES];
@@ -134,7 +135,7 @@ static void read_settings(char *host, size_t host_size, int *port)
 static void drop_connection(void)
 {
     if (sock != INVALID_SOCKET) {
-        if (reading)
+        if (reading == sock)
             orphan = sock;
         else
             closesocket(sock);
@@ -210,12 +211,12 @@ static void pump(DWORD timeout_ms)
 {
     if (sock == INVALID_SOCKET)
         return;
-    if (reading) {
+    if (reading != INVALID_SOCKET) {
         SleepConditionVariableCS(&changed, &lock, timeout_ms);
         return;
     }
     SOCKET s = sock;
-    reading = 1;
+    reading = s;
     LeaveCriticalSection(&lock);
     fd_set r;
     FD_ZERO(&r);
@@ -226,7 +227,7 @@ static void pump(DWORD timeout_ms)
     if (ready > 0)
         n = recv(s, chunk, sizeof chunk, 0);
     EnterCriticalSection(&lock);
-    reading = 0;
+    reading = INVALID_SOCKET;
     if (sock != s) { /* dropped while we read: ours to close */
         if (orphan == s) {
             closesocket(s);
@@ -245,7 +246,7 @@ static void pump(DWORD timeout_ms)
  * call connects again instead of taking a stale line for its answer (lock held). */
 static void discard_stale(void)
 {
-    if (queue_len > 0 || searching || reading)
+    if (queue_len > 0 || searching || reading != INVALID_SOCKET)
         return;
     while (sock != INVALID_SOCKET) {
         fd_set r;
@@ -395,7 +396,15 @@ static int command(const char *text, char *out)
     memset(&p, 0, sizeof p);
     int handled = 0;
     EnterCriticalSection(&lock);
-    if (send_line(line, &p, out, CB_REPLY_SIZE) == 0) {
+    if (send_line(line, &p, out, CB_REPLY_SIZE) != 0) {
+        if (cbs_command_is(text, "about")) {
+            /* CheckerBoard shows the About box only for a return of 1: say there why samuel is mute. */
+            char why[CB_REPLY_SIZE];
+            snprintf(why, sizeof why, "%s", out);
+            snprintf(out, CB_REPLY_SIZE, "samuel.dll, CheckerBoard's link to samuel serve\n%s", why);
+            handled = 1;
+        }
+    } else {
         int state = wait_answer(&p);
         if (state == ANS_OK) {
             snprintf(out, CB_REPLY_SIZE, "%s", p.text);

@@ -203,6 +203,12 @@ def test_reply_sizes_are_checkerboards_buffers(lib: Any) -> None:
     assert ffi.buffer(out)[254:257] == b"m\0\x5a"
 
 
+def test_command_verbs(lib: Any) -> None:
+    assert lib.cbs_command_is(b"about", b"about") == 1 and lib.cbs_command_is(b" \tabout x", b"about") == 1
+    for other in (b"aboutx", b"get about", b"", b"abou"):
+        assert lib.cbs_command_is(other, b"about") == 0, other
+
+
 def test_the_movelist_probe_and_nothing_else(lib: Any) -> None:
     for probe in (b"get movelist B:W1:B", b" get  movelist\tB:W1:B "):
         assert lib.cbs_is_movelist_probe(probe) == 1, probe

@@ -164,6 +164,9 @@ def test_bad_input_and_no_server(x64: Path, env: dict[str, str], server: int, tm
     lonely = own_copy(x64, tmp_path / "lonely", 9)
     out = drive(lonely, env, "command", "name")
     assert out["rc"] == "0" and "no samuel server at 127.0.0.1:9" in out["reply"]
+    # CheckerBoard shows the About box only for a return of 1: there the reason is given.
+    out = drive(lonely, env, "command", "about")
+    assert out["rc"] == "1" and "no samuel server at 127.0.0.1:9" in out["reply"]
     out = drive(lonely, env, "getmove", "B:W21-32:B1-12", "1", "0", "0")
     assert out["rc"] == "3" and "no samuel server" in out["str"] and same_pieces(out["fen"], Board().fen())
 
