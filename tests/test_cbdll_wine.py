@@ -252,9 +252,16 @@ def test_the_probe_needs_no_server(x64: Path, env: dict[str, str], tmp_path: Pat
 
 # ---- the 32-bit DLL ----
 
+def objdump(dll: Path, *args: str) -> str:
+    """The output of the mingw-w64 objdump for the DLL's width (installed with its compiler)."""
+    arch = dll.parent.name
+    return subprocess.run([f"{arch}-w64-mingw32-objdump", *args, str(dll)], capture_output=True, text=True,
+                          check=True).stdout
+
+
 def export_table(dll: Path) -> tuple[int, dict[str, int]]:
     """The image base and the exported names with their RVAs, from objdump -p."""
-    text = subprocess.run(["objdump", "-p", str(dll)], capture_output=True, text=True, check=True).stdout
+    text = objdump(dll, "-p")
     base = int(re.search(r"^ImageBase\s+([0-9a-fA-F]+)", text, re.M).group(1), 16)  # type: ignore[union-attr]
     rvas = [int(m, 16) for m in re.findall(r"\+base\[\s*\d+\]\s+([0-9a-fA-F]+) Export RVA", text)]
     names_part = text.split("[Ordinal/Name Pointer] Table", 1)[1]
@@ -264,7 +271,7 @@ def export_table(dll: Path) -> tuple[int, dict[str, int]]:
 
 def returns_of(dll: Path, address: int) -> list[str]:
     """The ret instructions of the function that starts at address, from objdump -d."""
-    text = subprocess.run(["objdump", "-d", str(dll)], capture_output=True, text=True, check=True).stdout
+    text = objdump(dll, "-d")
     found: list[str] = []
     inside = False
     for line in text.splitlines():
@@ -280,8 +287,7 @@ def test_the_32_bit_dll_exports_stdcall_functions_under_plain_names(built: Path)
     # 32-bit CheckerBoard calls GetProcAddress(lib, "getmove") and "enginecommand" and calls them as
     # WINAPI (stdcall: the callee pops its arguments, 36 and 8 bytes).
     dll = built / "i686" / "samuel.dll"
-    assert "file format pei-i386" in subprocess.run(["objdump", "-f", str(dll)], capture_output=True,
-                                                     text=True, check=True).stdout
+    assert "file format pei-i386" in objdump(dll, "-f")
     base, exports = export_table(dll)
     assert sorted(exports) == ["enginecommand", "getmove"]
     assert set(returns_of(dll, base + exports["getmove"])) == {"ret    $0x24"}
