@@ -19,6 +19,7 @@ from engine.evaluators import available, evaluator_name
 from engine.search import DEFAULT_CONTEMPT
 from protocol.context import ServerSettings, Writer
 from protocol.framing import DEFAULT_MAX_LINE, stream_limit
+from protocol.local_engine import DEADLINE_MARGIN
 from protocol.memory_budget import HashBudget, default_budget_mb
 from protocol.options import BACKENDS, MODES
 from protocol.session import SessionDefaults
@@ -44,6 +45,18 @@ def port_number(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(out_of_range(value, "0..65535; 0 = any free port"))
+    return value
+
+
+def deadline_margin(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if value == -1:
+        return value
+    if not 0 <= value <= 60:
+        raise argparse.ArgumentTypeError(out_of_range(value, "0..60 seconds, or -1 for never"))
     return value
 
 
@@ -81,6 +94,10 @@ def add_session_arguments(p: argparse.ArgumentParser, *, modes: bool = True, lin
                         "moves and is saved between games (default: off)")
     p.add_argument("--alpha-dir", metavar="DIR", default="alpha",
                    help="where --alpha polynomials are kept, DIR/NAME.json (default: %(default)s)")
+    p.add_argument("--deadline-margin", type=deadline_margin, default=DEADLINE_MARGIN, metavar="S",
+                   help="seconds past a timed search's hard budget before the server answers for it with "
+                        "its last reported move (a search starved of the CPU, or stuck); -1: never "
+                        "(default: %(default)s)")
     if line:
         p.add_argument("--max-line", type=positive_int, default=DEFAULT_MAX_LINE, metavar="BYTES",
                        help="longest accepted line (default: %(default)s)")
@@ -114,7 +131,8 @@ def session_defaults(args: argparse.Namespace) -> SessionDefaults:
                            rote=rote,
                            rote_merge_every=getattr(args, "rote_merge_every", 20),
                            alpha=getattr(args, "alpha", "") or "",
-                           alpha_dir=alpha_dir, egdb=egdb_setting, hash_budget=HashBudget(budget_mb))
+                           alpha_dir=alpha_dir, egdb=egdb_setting, hash_budget=HashBudget(budget_mb),
+                           deadline_margin=getattr(args, "deadline_margin", DEADLINE_MARGIN))
 
 
 def check_rote_store(path: str) -> None:

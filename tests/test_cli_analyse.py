@@ -131,7 +131,7 @@ def test_analyse_after_moves_with_other_engine_options() -> None:
         (["--fen", "X:W1:B2"], "FEN must start with the side to move"),
         (["--moves", "11-15 11-15"], "illegal move '11-15'"),
         (["--fen", "B:W18:B"], "the game is over"),
-        (["--depth", "0"], "must be at least 1"),
+        (["--depth", "0"], "0 is out of range (1 or more)"),
         (["--depth", "3", "--nodes", "100"], "not allowed with argument"),
     ],
 )
@@ -141,5 +141,5 @@ def test_analyse_errors_exit_2(args: list[str], message: str) -> None:
     assert message in proc.stderr
     assert proc.stdout == ""
     assert "Traceback" not in proc.stderr
-    if message not in ("not allowed with argument", "must be at least 1"):  # argparse adds usage
+    if message not in ("not allowed with argument", "0 is out of range (1 or more)"):  # argparse adds usage
         assert len(proc.stderr.strip().splitlines()) == 1  # one clear line

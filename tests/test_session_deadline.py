@@ -9,6 +9,7 @@ SIGCONT, and the generous bounds below are only there to turn a hang into a fail
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import signal
@@ -23,6 +24,7 @@ from engine.limits import Limit
 from engine.search import Score, Searcher, SearchInfo
 from protocol.host_pool import HostPool
 from protocol.session import EngineSession, SessionDefaults, fallback_result
+from samuel.session_args import add_session_arguments, session_defaults
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -160,3 +162,16 @@ def test_a_frozen_search_process_is_answered_at_its_deadline() -> None:
             await pool.close()
 
     asyncio.run(main())
+
+
+def test_the_command_line_sets_the_margin() -> None:
+    p = argparse.ArgumentParser()
+    add_session_arguments(p)
+    def margin(*argv: str) -> float:
+        return session_defaults(p.parse_args([*argv, "--egdb", "none"])).deadline_margin
+
+    assert margin("--deadline-margin", "0.5") == 0.5
+    assert margin() == 0.02
+    assert margin("--deadline-margin", "-1") == -1
+    with pytest.raises(SystemExit):
+        p.parse_args(["--deadline-margin", "-0.5"])

@@ -64,10 +64,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="worker processes the searches run in, so the event loop answers at once under "
                         "load (default: one per core, %(default)s; 0: threads of the server process)")
     p.add_argument("--search-priority", choices=PRIORITIES, default=DEFAULT_PRIORITY,
-                   help="how the search processes share the CPU: idle (only what nothing else wants; the "
-                        "fastest replies), batch (nice 19, never preempted for nothing: full search speed), "
-                        "low (nice 10) or normal (a fair share, for a machine that also runs a busy "
-                        "opponent engine); default: %(default)s")
+                   help="how the search processes share the CPU: normal (a fair share beside other "
+                        "programs, so timed searches keep time on a busy machine), low (nice 10: keeps "
+                        "time with less), batch (nice 19) or idle (only what nothing else wants: the "
+                        "fastest replies, for a dedicated server only; beside a busy program its searches "
+                        "starve); default: %(default)s")
     p.add_argument("--max-sessions", type=positive_int, default=64, metavar="N",
                    help="connections served at once; more are refused (default: %(default)s)")
     p.add_argument("--max-line", type=positive_int, default=DEFAULT_MAX_LINE, metavar="BYTES",
