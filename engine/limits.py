@@ -50,7 +50,7 @@ class Limit:
             if isinstance(v, bool) or not isinstance(v, int):
                 raise LimitError(f"Limit.{name} must be a whole number, got {v!r}")
             if not 1 <= v <= high:
-                raise LimitError(f"Limit.{name} must be 1..{high}, got {v}")
+                raise LimitError(f"Limit.{name}: {v} is out of range (1..{high})")
         for name in ("movetime", "time", "inc", "margin"):
             v = getattr(self, name)
             if v is None:
@@ -58,11 +58,11 @@ class Limit:
             if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
                 raise LimitError(f"Limit.{name} must be a finite number of seconds, got {v!r}")
             if name == "movetime" and v <= 0:
-                raise LimitError(f"Limit.movetime must be > 0, got {v}")
+                raise LimitError(f"Limit.movetime: {v:g} is out of range (more than 0 s)")
             if v < 0:
-                raise LimitError(f"Limit.{name} must be >= 0, got {v}")
+                raise LimitError(f"Limit.{name}: {v:g} is out of range (0 s or more)")
             if v > MAX_SECONDS:
-                raise LimitError(f"Limit.{name} must be at most {MAX_SECONDS:g} s, got {v:g}")
+                raise LimitError(f"Limit.{name}: {v:g} is out of range (0..{MAX_SECONDS:g} s)")
 
     @property
     def infinite(self) -> bool:

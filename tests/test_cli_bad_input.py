@@ -37,9 +37,9 @@ def files(tmp_path: Path) -> Path:
 BAD = [
     (["perft", "--depth", "2147483648"], "--depth: 2147483648 is out of range (0..64)"),
     (["perft", "--depth", "-1"], "--depth: -1 is out of range (0..64)"),
-    (["analyse", "--depth", "2147483648"], "Limit.depth must be 1..10000"),
-    (["analyse", "--nodes", "18446744073709551616"], "Limit.nodes must be"),
-    (["analyse", "--movetime", "1e300"], "Limit.movetime must be at most"),
+    (["analyse", "--depth", "2147483648"], "Limit.depth: 2147483648 is out of range (1..10000)"),
+    (["analyse", "--nodes", "18446744073709551616"], "Limit.nodes: 18446744073709551616 is out of range"),
+    (["analyse", "--movetime", "1e300"], "Limit.movetime: 1e+300 is out of range"),
     (["analyse", "--hash", "2147483648"], "--hash: 2147483648 is out of range (1..4096)"),
     (["play", "--hash", "0"], "--hash: 0 is out of range (1..4096)"),
     (["pdn", "check", "{dir}"], "is a directory"),
@@ -51,8 +51,8 @@ BAD = [
     (["match", "--engine", "name=a", "--engine", "name=b", "--openings", "{missing}"], "no openings file"),
     (["bench", "--hash", "5000000"], "--hash: 5000000 is out of range (1..4096)"),
     (["bench", "--perft-depth", "2147483648"], "--perft-depth: 2147483648 is out of range (0..64)"),
-    (["bench", "--quick", "--depth", "2147483648"], "Limit.depth must be 1..10000"),
-    (["bench", "--think", "1e300"], "Limit.movetime must be at most"),
+    (["bench", "--quick", "--depth", "2147483648"], "Limit.depth: 2147483648 is out of range (1..10000)"),
+    (["bench", "--think", "1e300"], "Limit.movetime: 1e+300 is out of range"),
     (["analyse", "--eval", "nosuch"], "unknown evaluator 'nosuch'"),
 ]
 
@@ -105,7 +105,7 @@ def test_cb_getmove_with_a_huge_depth_is_an_error_line_and_the_session_goes_on()
         task = asyncio.create_task(run_cb(reader, out, ServerSettings(defaults=SessionDefaults(hash_mb=1))))
         reader.feed_data(f"getmove fen={START} depth=2147483648\nping\n".encode())
         first = await asyncio.wait_for(out.lines.get(), HANG)
-        assert first.startswith("error") and "depth must be 1..10000" in first
+        assert first.startswith("error") and "is out of range (1..10000)" in first
         assert await asyncio.wait_for(out.lines.get(), HANG) == g.PONG
         reader.feed_eof()
         await asyncio.wait_for(task, HANG)
@@ -170,7 +170,7 @@ def test_play_exits_130_on_ctrl_c(monkeypatch: pytest.MonkeyPatch,
 def test_cb_getmove_names_the_nodes_bound() -> None:
     from protocol.errors import ProtocolError
 
-    with pytest.raises(ProtocolError, match=r"Limit.nodes must be 1..9223372036854775807"):
+    with pytest.raises(ProtocolError, match=r"Limit.nodes: \d+ is out of range \(1..9223372036854775807\)"):
         g.parse_command(f"getmove fen={START} nodes=18446744073709551616")
 
 
