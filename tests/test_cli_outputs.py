@@ -9,6 +9,8 @@ and hid the cause.
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -165,3 +167,12 @@ def test_replacing_leaves_no_tmp_on_failure(where: Path) -> None:
     with replacing(target) as tmp:
         tmp.write_text("whole")
     assert target.read_text() == "whole" and not (where / "file.tmp").exists()
+
+
+def test_dxp_connect_checks_its_outputs_first(tmp_path: Path) -> None:
+    for args, named in ((["--pdn", str(tmp_path)], "is a folder, not a file"),
+                        (["--pdn", str(tmp_path / "missing" / "x.pdn")], "missing"),
+                        (["--minutes", "1000"], "1000 is out of range (0..999 minutes")):
+        cmd = [sys.executable, "-m", "samuel", "dxp", "connect", "127.0.0.1", "--port", "1", *args]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
+        assert r.returncode == 2 and named in r.stderr, (args, r.stderr)

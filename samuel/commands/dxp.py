@@ -23,7 +23,8 @@ from protocol.context import DXP_PORT, ServerSettings
 from protocol.framing import stream_limit
 from protocol.position_strings import FRAMES
 from protocol.session import SessionDefaults
-from samuel.argtypes import positive_float, positive_int
+from samuel.argtypes import out_of_range, positive_float, positive_int
+from samuel.outputs import output_dir, output_file, replacing
 from samuel.session_args import (
     LOG_LEVELS,
     add_session_arguments,
@@ -41,7 +42,7 @@ def _minutes(text: str) -> int:
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected whole minutes, got {text!r}") from None
     if not 0 <= value <= 999:
-        raise argparse.ArgumentTypeError(f"DXP carries 0..999 minutes, got {value}")
+        raise argparse.ArgumentTypeError(out_of_range(value, "0..999 minutes, what DXP carries"))
     return value
 
 
@@ -88,8 +89,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="start positions, one FEN a line; each is played with both colours")
     c.add_argument("--max-plies", type=positive_int, default=400, metavar="N",
                    help="a draw after N plies (default: %(default)s)")
-    c.add_argument("--pdn", metavar="OUT.pdn", help="write the games to this PDN file")
-    c.add_argument("--out", metavar="DIR", help="keep the match runner's directory (events, report) here")
+    c.add_argument("--pdn", metavar="OUT.pdn", type=output_file, help="write the games to this PDN file")
+    c.add_argument("--out", metavar="DIR", type=output_dir,
+                   help="keep the match runner's directory (events, report) here")
     _engine_arguments(c)
     c.set_defaults(func=run_connect)
     p.set_defaults(func=lambda args: _usage(p))
@@ -182,5 +184,6 @@ def run_connect(args: argparse.Namespace, out: TextIO | None = None) -> int:
     print(f"score: samuel {ours_total:g} - {len(games) - ours_total:g} {opponent} ({len(games)} games)",
           file=stream, flush=True)
     if args.pdn:
-        Path(args.pdn).write_text(text, encoding="utf-8")
+        with replacing(args.pdn) as tmp_pdn:
+            tmp_pdn.write_text(text, encoding="utf-8")
     return 0
