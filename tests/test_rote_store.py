@@ -246,3 +246,12 @@ def test_processes_opening_a_new_store_at_once_all_open_it(tmp_path: Path) -> No
         for p in procs:
             p.join(60)
         assert results == ["ok"] * 4, results
+
+
+@pytest.mark.parametrize("content", [b"x", b"my notes\n", b"\0" * 50])
+def test_a_short_file_that_is_no_store_is_refused_and_kept(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "notes.db"
+    path.write_bytes(content)
+    with pytest.raises(RoteStoreError, match=r"cannot open as a rote store \(not an SQLite file"):
+        RoteStore(path)
+    assert path.read_bytes() == content

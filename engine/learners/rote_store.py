@@ -155,6 +155,23 @@ def _pieces(key: RoteKey) -> int:
     return (key[0] | key[1]).bit_count()
 
 
+SQLITE_MAGIC = b"SQLite format 3\0"
+
+
+def _refuse_other_files(path: Path) -> None:
+    """A file that is there and not empty must be an SQLite file: SQLite itself takes one shorter
+    than its header for a new database and would write a store over it."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(len(SQLITE_MAGIC))
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError):
+        return  # no file yet (a new store), or SQLite names the problem below
+    except OSError:
+        return
+    if head and head != SQLITE_MAGIC:
+        raise RoteStoreError(f"{path}: cannot open as a rote store (not an SQLite file; it is left as it is)")
+
+
 class RoteStore:
     """One SQLite rote store.  Thread-safe: one connection, used under a lock."""
 
@@ -163,6 +180,7 @@ class RoteStore:
 
         self.path = Path(path)
         self._lock = threading.RLock()
+        _refuse_other_files(self.path)
         try:
             self._db = sqlite3.connect(str(self.path), timeout=timeout, isolation_level=None,
                                        check_same_thread=False)
