@@ -17,6 +17,7 @@ from engine import core, piece_net_layout
 from engine.board import Board
 from engine.errors import OptionError
 from engine.evaluator import MATERIAL, Evaluator
+from engine.replacing import replacing
 
 FEATURE_NAMES: tuple[str, ...] = tuple(core.feature_names())
 
@@ -175,9 +176,8 @@ def save(evaluator: Evaluator, path: str | Path) -> None:
     """Write atomically, so a crash never leaves half a file where a good one was."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_suffix(target.suffix + ".tmp")
-    tmp.write_text(json.dumps(to_dict(evaluator), separators=(",", ":")))
-    tmp.replace(target)
+    with replacing(target) as tmp:
+        tmp.write_text(json.dumps(to_dict(evaluator), separators=(",", ":")))
 
 
 def load(path: str | Path) -> Evaluator:

@@ -46,6 +46,7 @@ from engine.errors import SamuelError
 from engine.fen import FenPosition, format_fen
 from engine.limits import Limit
 from engine.move import Move
+from engine.replacing import replacing
 from engine.types import BLACK, Color, square_set
 
 if TYPE_CHECKING:
@@ -294,11 +295,8 @@ class OpeningBook:
 
     def write(self, path: str | os.PathLike[str]) -> None:
         """Write atomically: a cut-off write leaves the old file (or none), never a torn one."""
-        name = os.fspath(path)
-        tmp = f"{name}.tmp"
-        with open(tmp, "wb") as fh:
+        with replacing(path) as tmp, open(tmp, "wb") as fh:
             fh.write(self.to_bytes())
-        os.replace(tmp, name)
 
     # ---- probing ----
 

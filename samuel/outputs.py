@@ -13,10 +13,13 @@ No engine import at the top: argument types are loaded with every parser.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
-from collections.abc import Iterator
 from pathlib import Path
+
+from engine.replacing import replacing
+
+__all__ = ["OutputPathError", "check_output_dir", "check_output_file", "output_dir", "output_file",
+           "output_file_in_new_folders", "replacing"]
 
 
 class OutputPathError(ValueError):
@@ -128,17 +131,3 @@ def output_dir(text: str) -> Path:
 output_dir.__name__ = "output folder"
 
 
-@contextlib.contextmanager
-def replacing(path: str | os.PathLike[str], suffix: str = ".tmp") -> Iterator[Path]:
-    """A temporary file beside ``path`` (its name plus ``suffix``) to write, put in its place when
-    the block ends without an error, and removed when it raises: a reader never sees half a file,
-    and a failure leaves no temporary file behind."""
-    target = Path(path)
-    tmp = target.with_name(target.name + suffix)
-    try:
-        yield tmp
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise

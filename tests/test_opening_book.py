@@ -314,7 +314,7 @@ def test_match_engine_spec_takes_book_keys(tmp_path: Path) -> None:
     assert "book" not in dict(off.options)
     with pytest.raises(ValueError, match="no such opening book file"):
         parse_engine(["book=" + str(tmp_path / "none-here.bin")])
-    with pytest.raises(ValueError, match="book-variety must be"):
+    with pytest.raises(ValueError, match=r"book-variety=500 is out of range \(0..100\)"):
         parse_engine(["book=default", "book-variety=500"])
 
 

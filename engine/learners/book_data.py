@@ -61,6 +61,7 @@ import numpy as np
 from engine import core
 from engine.fen import START_FEN, parse_fen
 from engine.pdn import iter_games
+from engine.replacing import replacing
 
 HELD_OUT_MODULUS = 10
 """Game number (1-based, in its file) % 10 == 0: held out for testing."""
@@ -243,7 +244,10 @@ class BookPositions:
     def save(self, path: str | Path) -> None:
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(target.name + ".tmp.npz")
+        with replacing(target, ".tmp.npz") as tmp:
+            self._savez(tmp)
+
+    def _savez(self, tmp: Path) -> None:
         np.savez_compressed(
             tmp,
             version=np.array([CACHE_VERSION]),
@@ -254,7 +258,6 @@ class BookPositions:
             errors=np.array(self.errors[:20], dtype=str),
             source=np.array(self.source),
         )
-        tmp.replace(target)
 
     @classmethod
     def load(cls, path: str | Path) -> BookPositions:

@@ -37,6 +37,7 @@ from engine.game import GameRecord, play_game
 from engine.learners.network import K_RANGE, Network, size
 from engine.limits import Limit
 from engine.move import Move
+from engine.replacing import replacing
 from engine.runner import move_to_play
 from engine.search import Mode, Searcher
 from engine.types import BLACK, WHITE
@@ -230,15 +231,14 @@ class Evolution:
             arrays[f"s{i}"] = p.sigma if p.sigma is not None else np.zeros(0)
         for i, h in enumerate(self.hall):
             arrays[f"h{i}"] = h.weights
-        tmp = folder / (STATE_FILE + ".tmp.npz")
-        np.savez(tmp, **arrays)  # type: ignore[arg-type]  # numpy's stub lets **arrays meet allow_pickle
         meta = {"config": asdict(self.config), "generation": self.generation,
                 "kings": [p.king for p in self.parents], "hall_kings": [h.king for h in self.hall],
                 "rng": self.rng.bit_generator.state, "log": [asdict(e) for e in self.log]}
-        tmp_meta = folder / (META_FILE + ".tmp")
-        tmp_meta.write_text(json.dumps(meta))
-        tmp.replace(folder / STATE_FILE)
-        tmp_meta.replace(folder / META_FILE)
+        # The state first, then its meta: a failure in either leaves no temporary file.
+        with replacing(folder / STATE_FILE, ".tmp.npz") as tmp:
+            np.savez(tmp, **arrays)  # type: ignore[arg-type]  # numpy's stub lets **arrays meet allow_pickle
+        with replacing(folder / META_FILE) as tmp_meta:
+            tmp_meta.write_text(json.dumps(meta))
 
     @classmethod
     def load(cls, folder: Path) -> Evolution:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import random
 import threading
 from collections.abc import Iterator, Sequence
@@ -38,6 +37,7 @@ from engine.evaluators import Evaluator
 from engine.learners.generalize import Alpha, MoveLearning, initial_order
 from engine.learners.generalize_state import PolynomialState
 from engine.move import Move
+from engine.replacing import replacing
 
 HOST_VERSION = 1
 _LOCKS: dict[Path, threading.Lock] = {}
@@ -111,9 +111,8 @@ class AlphaStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         data = {"version": HOST_VERSION, "name": self.name, "games": games, "generation": generation,
                 "coefficients": poly.coefficients(), "alpha": poly.to_dict()}
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
-        os.replace(tmp, self.path)
+        with replacing(self.path) as tmp:
+            tmp.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
         alpha = Alpha(poly, name=self.name)
         ev = alpha.evaluator()
         evaluators.save(Evaluator(ev.name, ev.spec, {"learner": "samuel-1959-generalization",
