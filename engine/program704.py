@@ -47,9 +47,12 @@ EVAL_WEIGHTS = {"PADV": 32, "ADV": 1, "CENT": 2, "KCENT": 2, "MOB": -1}
 """The 704 program's scoring: these weights times Samuel's terms (engine.learners.samuel_terms with no parent:
 each parameter with the sides' roles swapped minus as it is).  A small fixed polynomial of ours, with
 piece advantage first, not Samuel's learned one."""
-EVALUATION = ("a fixed polynomial: 32 x piece advantage (a man 2, a king 3) plus Samuel's ADV, "
-              "2 x CENT, 2 x KCENT and -MOB terms (not Samuel's learned polynomial)")
-"""What the 704 program evaluates, in words (help texts, errors and docs say this)."""
+EVALUATION = ("a fixed polynomial of its own, not Samuel's learned one: "
+              "32 PADV + ADV + 2 CENT + 2 KCENT - MOB over Samuel's terms, that is piece advantage "
+              "(a man 2, a king 3) first, then his advancement, "
+              "centre control (by all pieces, and by kings) and the side to move's mobility over the other's")
+"""What the 704 program evaluates, in words (help texts, errors and docs say this).  The -MOB term
+rewards the side to move's own mobility: Samuel's MOB term counts the other side's moves less its own."""
 LOSS_VALUE = -20000
 """The program's value of a position whose side to move has no move, at the root; at ply p it is
 LOSS_VALUE + p, so a win or a loss carries its distance."""

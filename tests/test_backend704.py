@@ -381,7 +381,7 @@ def test_an_evaluator_the_704_program_does_not_play_is_refused(searcher: Searche
                                                                capsys: pytest.CaptureFixture[str]) -> None:
     searcher.set_evaluator(by_name("default"))  # the program's own
     for name in ("material", "samuel-1959"):
-        with pytest.raises(Evaluator704Error, match=f"cannot play evaluator '{name}'.*32 x piece advantage"):
+        with pytest.raises(Evaluator704Error, match=f"cannot play evaluator '{name}'.*32 PADV"):
             searcher.set_evaluator(by_name(name))
     assert isinstance(Evaluator704Error("x"), SamuelError)
     with pytest.raises(Evaluator704Error):
