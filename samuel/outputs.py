@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import argparse
 import os
+from contextlib import AbstractContextManager
 from pathlib import Path
-
-from engine.replacing import replacing
 
 __all__ = ["OutputPathError", "check_output_dir", "check_output_file", "output_dir", "output_file",
            "output_file_in_new_folders", "replacing"]
@@ -131,3 +130,9 @@ def output_dir(text: str) -> Path:
 output_dir.__name__ = "output folder"
 
 
+def replacing(path: str | os.PathLike[str], suffix: str = ".tmp") -> AbstractContextManager[Path]:
+    """``engine.replacing.replacing``, imported when a file is written: importing the engine package
+    at parse time would load the C core for every command line."""
+    from engine.replacing import replacing as write_whole
+
+    return write_whole(path, suffix)
