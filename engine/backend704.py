@@ -226,6 +226,8 @@ class Searcher704:
             if found is None:  # stopped mid-iteration: the last whole one stands
                 if best_info is None:
                     best_info = self._partial(board, depth, nodes, cycles + progress[0], clock() - start)
+                    if best_info is not None and on_info is not None:
+                        on_info(best_info)
                 break
             nodes += found.nodes
             cycles += found.cycles

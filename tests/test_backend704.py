@@ -309,7 +309,9 @@ def test_pace_704_sees_the_deadline_and_a_stop_within_a_step() -> None:
 def test_a_first_iteration_stopped_part_way_plays_its_best_searched_root_move() -> None:
     t = FakeTime()
     s = Searcher704(pace="704", clock=t.clock, sleep=t.sleep)
-    result = s.search(Board(), Limit(movetime=15))  # 15 s: some of the start's root moves, not all
+    infos: list[SearchInfo] = []
+    result = s.search(Board(), Limit(movetime=15), on_info=infos.append)  # 15 s: some root moves, not all
+    assert infos == [result.info]  # reported, as a whole iteration would be
     whole = Searcher704().search(Board(), Limit(depth=1)).info
     assert 0 < result.info.machine_time < whole.machine_time
     assert result.info.depth == 1 and result.info.score.value != 0
