@@ -325,6 +325,13 @@ class _Draft:
                 raise self.fail(f"host={host} needs port= (or tcp=HOST:PORT)")
         tc = self.time_control()
         options = dict(self.options)
+        if options.get("backend") == "704":
+            from engine.backend704 import Evaluator704Error, check_evaluator
+
+            try:
+                check_evaluator(options.get("evaluator", "default"))
+            except Evaluator704Error as exc:
+                raise self.fail(str(exc)) from None
         if proto == "inproc":
             options = self._inproc_options(cmd, host)
         else:

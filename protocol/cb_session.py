@@ -133,6 +133,8 @@ class CbSession:
             return
         if code == 1 and isinstance(cmd, g.SetCmd) and cmd.name in ("hashsize", "hash"):
             code, reply = await self._resize_table()
+        elif code == 1 and isinstance(cmd, g.SetCmd) and cmd.name == "backend" and reply == "704":
+            code, reply = await self._build_704()
         await self.out.send(g.format_reply(code, reply))
 
     async def _resize_table(self) -> tuple[int, str]:
@@ -141,6 +143,15 @@ class CbSession:
             return 1, str(await self.engine.prepare())
         except SamuelError as exc:
             return 0, f"hashsize stays {self.engine.hash_mb} MB: {exc}"
+
+    async def _build_704(self) -> tuple[int, str]:
+        """Build the 704 program before the reply, so CheckerBoard's next getmove has its whole time."""
+        try:
+            await self.engine.warmed()
+        except SamuelError as exc:
+            self.engine.set_option("backend", "modern")
+            return 0, f"backend stays modern: {exc}"
+        return 1, "704"
 
     # ---- enginecommand ----
 

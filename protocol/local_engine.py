@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from engine import egdb
 from engine.board import Board
-from engine.errors import SamuelError
+from engine.errors import OptionError, SamuelError
 from engine.learners.generalize_host import AlphaStore, HostedAlpha
 from engine.learners.rote import RoteMemory, shared_memory
 from engine.limits import Limit
@@ -243,6 +243,11 @@ class LocalEngine:
             if self._searcher is None and o.values["backend"] == "704":
                 from engine.backend704 import Searcher704  # the emulator, only when asked for
 
+                if self.alpha is not None:
+                    raise OptionError("backend 704 plays its own evaluation, so it cannot play as "
+                                      f"Samuel's Alpha ({self.alpha.store.name}, set by the server); "
+                                      "use backend modern")
+
                 self._searcher = Searcher704(deck=self.deck704)  # type: ignore[assignment]
                 self._clear_pending = False
             elif self._searcher is None:
@@ -410,6 +415,14 @@ class LocalEngine:
             self._release()
         self._run = None
         trim_heap()
+
+
+def warm_up_704(deck: str = "") -> None:
+    """Assemble the 704 program (the package's, or ``deck``) and set it up now, so that no session's
+    first move pays for it inside its time.  Program704Error (a SamuelError) when it cannot load."""
+    from engine.backend704 import warm_up  # the emulator, only when asked for
+
+    warm_up(deck or None)
 
 
 def trim_heap() -> None:

@@ -83,7 +83,9 @@ ENGINE_OPTIONS: tuple[OptionSpec, ...] = (
                     "default directory ($SAMUEL_EGDB, else ~/.local/share/samuel/egdb) when it holds tables"),
     OptionSpec("backend", "enum", "modern", BACKENDS,
                help="which engine plays: the modern core, or Samuel's program in 704 assembly on the "
-                    "emulated IBM 704 (its own search and piece-advantage evaluation)"),
+                    "emulated IBM 704 (its own search with Samuel's 1959 ply rules, and its own evaluation, "
+                    "32 PADV + ADV + 2 CENT + 2 KCENT - MOB over his terms: piece advantage first, then "
+                    "advancement, centre control and mobility; evaluator must be default)"),
     OptionSpec("book", "book", "none",
                help="opening book played from at the root: default (the one shipped), none, or a book "
                     "file (samuel openings build); the modern backend only"),
@@ -112,8 +114,15 @@ class EngineOptions:
         spec = SPECS.get(key)
         if spec is None:
             raise OptionError(f"unknown option {name!r}; options are {', '.join(SPECS)}")
-        self.values[key] = spec.validate(value)
-        return self.values[key]
+        new = spec.validate(value)
+        if key in ("evaluator", "backend"):
+            after = {**self.values, key: new}
+            if after["backend"] == "704":
+                from engine.backend704 import check_evaluator  # light: the emulator loads on use
+
+                check_evaluator(after["evaluator"])  # Evaluator704Error, an OptionError, naming both
+        self.values[key] = new
+        return new
 
     def get(self, name: str) -> str:
         key = name.strip().lower()

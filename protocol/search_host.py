@@ -31,7 +31,7 @@ from engine import egdb, evaluators
 from engine.errors import SamuelError
 from engine.learners.rote import shared_memory
 from protocol import host_wire, search_priority
-from protocol.local_engine import WORKERS, LocalEngine, SessionDefaults
+from protocol.local_engine import WORKERS, LocalEngine, SessionDefaults, warm_up_704
 from protocol.options import EngineOptions
 
 log = logging.getLogger("protocol.search_host")
@@ -202,6 +202,11 @@ def main(argv: list[str]) -> int:
             egdb.resolve(defaults.egdb)
         except Exception:
             log.exception("endgame database %s", defaults.egdb)
+    else:  # the 704 program is assembled and set up now, not in the first move's time
+        try:
+            warm_up_704(defaults.deck704)
+        except SamuelError:
+            log.exception("the 704 program %s", defaults.deck704 or "(the package's)")
     log.debug("search process %d ready, priority %s", os.getpid(), defaults.search_priority)
     host.send(("ready", os.getpid()))
     try:

@@ -81,6 +81,8 @@ class EngineSession:
         self._last_info: SearchInfo | None = None
         self._board: Board | None = None
         self._started = 0.0
+        self._warming: asyncio.Future[int] | None = None
+        """The 704 program being built after ``set backend 704``."""
 
     @property
     def in_process(self) -> bool:
@@ -102,7 +104,27 @@ class EngineSession:
             egdb.check_setting(value)  # a wrong directory is named now; loading waits for the search
         if spec is not None and spec.name == "hash" and self.budget is not None:
             self.budget.check(self, int(spec.validate(value)))
-        return self.options.set(name, value)
+        before = self.options.values.get("backend")
+        canonical = self.options.set(name, value)
+        if spec is not None and spec.name == "backend" and canonical == "704" and before != "704":
+            self._warm_up()
+        return canonical
+
+    def _warm_up(self) -> None:
+        """Build the 704 program now, in the background, so the next move does not pay for it in its
+        time (the next search waits for this; a failure is named again by that search)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop (a caller outside the server): the first search builds it
+        self._warming = asyncio.ensure_future(self.prepare())
+        self._warming.add_done_callback(lambda f: f.cancelled() or f.exception())
+
+    async def warmed(self) -> None:
+        """Wait for the build ``set backend 704`` started (if any); raises what it raised."""
+        warming = self._warming
+        if warming is not None:
+            await asyncio.shield(warming)
 
     @property
     def hash_mb(self) -> int:
@@ -220,6 +242,10 @@ class EngineSession:
             raise SearchBusyError("a search is already running; send stop first")
         board.require_a_move()
         await self._drain()
+        warming, self._warming = self._warming, None
+        if warming is not None and not warming.done():
+            with contextlib.suppress(Exception):  # the search names the failure itself
+                await asyncio.shield(warming)
         if self.searching:  # another caller started one while this one waited
             raise SearchBusyError("a search is already running; send stop first")
         loop = asyncio.get_running_loop()

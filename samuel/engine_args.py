@@ -33,7 +33,9 @@ def add_engine_arguments(p: argparse.ArgumentParser, *, book_variety: int | None
                         "or Shannon's selective type B (default: %(default)s)")
     p.add_argument("--backend", default="modern", choices=("modern", "704"),
                    help="the modern core, or Samuel's program in 704 assembly on the emulated IBM 704 "
-                        "(its own search and piece-advantage evaluation; --eval and --mode do not apply)")
+                        "(its own search with his 1959 ply rules and its own evaluation, 32 PADV + ADV + "
+                        "2 CENT + 2 KCENT - MOB over his terms; --eval must be default, --mode does not "
+                        "apply)")
     p.add_argument("--deck704", metavar="FILE", type=deck704_file, default=None,
                    help="with --backend 704: a self-loading deck of one's own (samuel emu704 asm writes it "
                         "with its .sym beside it) instead of the program shipped in the package")
@@ -86,7 +88,9 @@ def make_searcher(args: argparse.Namespace) -> Searcher:
     from engine.search import Mode, Searcher
 
     if getattr(args, "backend", "modern") == "704":
-        from engine.backend704 import Searcher704
+        from engine.backend704 import Searcher704, check_evaluator
+
+        check_evaluator(getattr(args, "eval", "default"))  # it plays its own, and says so
 
         return Searcher704(pace=getattr(args, "pace", "emulator"),  # type: ignore[return-value]
                            deck=getattr(args, "deck704", None))

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from engine import egdb, evaluators
-from engine.errors import OptionError
+from engine.errors import OptionError, SamuelError
 from engine.evaluators import available, evaluator_name
 from engine.search import DEFAULT_CONTEMPT
 from protocol.context import ServerSettings, Writer
@@ -120,6 +120,8 @@ def session_defaults(args: argparse.Namespace) -> SessionDefaults:
     rote = getattr(args, "rote", "") or ""
     if rote:
         check_rote_store(rote)
+    if args.backend == "704":
+        check_704(evaluator, getattr(args, "alpha", "") or "", getattr(args, "deck704", None) or "")
     egdb_setting = getattr(args, "egdb", "auto")
     db = egdb.resolve(egdb_setting)  # loaded once here, shared by every session; a bad directory stops us now
     logging.getLogger("samuel").info("%s", egdb.describe(db))
@@ -133,6 +135,21 @@ def session_defaults(args: argparse.Namespace) -> SessionDefaults:
                            alpha=getattr(args, "alpha", "") or "",
                            alpha_dir=alpha_dir, egdb=egdb_setting, hash_budget=HashBudget(budget_mb),
                            deadline_margin=getattr(args, "deadline_margin", DEADLINE_MARGIN))
+
+
+def check_704(evaluator: str, alpha: str, deck: str) -> None:
+    """``--backend 704`` plays its own evaluation: refuse another evaluator or Alpha now, and build
+    the program before the first session's clock starts (a deck that cannot load is named)."""
+    from engine.backend704 import check_evaluator
+    from protocol.local_engine import warm_up_704
+
+    check_evaluator(evaluator)
+    if alpha:
+        raise OptionError(f"--alpha {alpha}: backend 704 plays its own evaluation, not Samuel's Alpha")
+    try:
+        warm_up_704(deck)
+    except SamuelError as exc:
+        raise OptionError(f"--deck704 {deck or '(the package program)'}: {exc}") from None
 
 
 def check_rote_store(path: str) -> None:
