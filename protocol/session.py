@@ -70,7 +70,7 @@ class EngineSession:
         self._closed = False
         self._task: asyncio.Future[SearchResult] | None = None
         self._stop_early = False
-        """A stop came while a remote search was being sent."""
+        """A stop came while the search was starting (or being sent to its search process)."""
         self._deadline: asyncio.TimerHandle | None = None
         """Stops a ponder search turned timed (``stop_after``)."""
         self.deadline_margin = d.deadline_margin
@@ -81,6 +81,7 @@ class EngineSession:
         self._last_info: SearchInfo | None = None
         self._board: Board | None = None
         self._started = 0.0
+        self._starting: asyncio.Future[None] | None = None
         self._warming: asyncio.Future[int] | None = None
         """The 704 program being built after ``set backend 704``."""
 
@@ -216,7 +217,7 @@ class EngineSession:
         table and the searcher are its until then."""
         task = self._task
         if task is not None and not task.done():
-            self.stop()
+            self._stop_running()
             with contextlib.suppress(Exception):  # its error was the abandoned caller's
                 await asyncio.shield(task)
 
@@ -241,19 +242,50 @@ class EngineSession:
         if self.searching:
             raise SearchBusyError("a search is already running; send stop first")
         board.require_a_move()
-        await self._drain()
-        warming, self._warming = self._warming, None
-        if warming is not None and not warming.done():
-            with contextlib.suppress(Exception):  # the search names the failure itself
-                await asyncio.shield(warming)
-        if self.searching:  # another caller started one while this one waited
-            raise SearchBusyError("a search is already running; send stop first")
         loop = asyncio.get_running_loop()
         self._last_info = None
         self._board = board.copy()
         self._started = time.monotonic()
         answer: asyncio.Future[SearchResult] = loop.create_future()
         self._answer = answer
+        self._stop_early = False
+        # The clock runs from the request: waiting for a stopped search to end, or for the 704
+        # program to be built, counts, and the deadline answers even then.
+        self._arm_overdue(limit)
+
+        async def start() -> None:
+            await self._drain()
+            warming, self._warming = self._warming, None
+            if warming is not None and not warming.done():
+                with contextlib.suppress(Exception):  # the search names the failure itself
+                    await asyncio.shield(warming)
+            if not answer.done():  # else the deadline (or the caller's cancel) came first
+                await self._start(board, limit, on_info, info_interval, use_book, answer)
+
+        def started(t: asyncio.Task[None]) -> None:
+            if not t.cancelled() and t.exception() is not None and not answer.done():
+                answer.set_exception(t.exception())  # type: ignore[arg-type]
+
+        self._starting = starting = asyncio.ensure_future(start())  # kept: the loop holds tasks weakly
+        starting.add_done_callback(started)
+        try:
+            # Shielded: cancelling the caller stops the search rather than orphaning it.
+            return await asyncio.shield(answer)
+        except asyncio.CancelledError:
+            self.stop()
+            raise
+        finally:
+            if not answer.done():  # the search could not start: the caller has its error
+                answer.cancel()
+            for timer in (self._deadline, self._overdue):
+                if timer is not None:
+                    timer.cancel()
+            self._deadline = self._overdue = None
+
+    async def _start(self, board: Board, limit: Limit, on_info: Callable[[SearchInfo], None] | None,
+                     info_interval: float, use_book: bool, answer: asyncio.Future[SearchResult]) -> None:
+        """Start the search here or in a search process; its end settles ``answer``."""
+        loop = asyncio.get_running_loop()
 
         def seen(info: SearchInfo) -> None:
             self._last_info = info
@@ -270,36 +302,24 @@ class EngineSession:
             # Settled on the loop (not the moment the thread ends), so ``searching`` holds until the
             # caller has seen the result.
             self._task = task = asyncio.wrap_future(run.future)
+            if self._stop_early:
+                self._local.stop()
         else:
             self._check_open()
             assert self._remote is not None
             self._reserve_for_remote()
             # Searching from now: a stop that comes while the request is on its way is kept.
             self._task = task = loop.create_future()
-            self._stop_early = False
             try:
                 reply = await self._remote.search(board.trimmed(), limit, seen, info_interval, use_book,
                                                   self.options.values)
             except BaseException:
                 self._task = None
-                self._answer = None
                 raise
             reply.add_done_callback(self._remote_done)
             if self._stop_early:
                 self._remote.stop()
         task.add_done_callback(lambda t: _settle(answer, t))
-        self._arm_overdue(limit)
-        try:
-            # Shielded: cancelling the caller stops the search rather than orphaning it.
-            return await asyncio.shield(answer)
-        except asyncio.CancelledError:
-            self.stop()
-            raise
-        finally:
-            for timer in (self._deadline, self._overdue):
-                if timer is not None:
-                    timer.cancel()
-            self._deadline = self._overdue = None
 
     def _arm_overdue(self, limit: Limit, *, from_now: bool = False) -> None:
         """Answer on the session's own at the search's hard budget plus the margin."""
@@ -348,10 +368,15 @@ class EngineSession:
         would contend for the GIL with the event loop).  The search is armed before it looks
         at its flag, so a stop is never lost between the two, and never ends a later search.
         """
+        if self.searching:
+            self._stop_early = True  # kept for a search whose start is still on its way
+        self._stop_running()
+
+    def _stop_running(self) -> None:
+        """Stop the search that runs now, if any (not one about to start)."""
         if self._local is not None:
             self._local.stop()
         elif self._remote is not None:
-            self._stop_early = True
             self._remote.stop()
 
     def stop_after(self, limit: Limit) -> None:

@@ -16,9 +16,9 @@ as when a GUI, a match runner or a service manager starts the engines together):
 * ``samuel match`` between the first two, over ``--openings`` ACF ballots played from both
   sides (2 x 24 games by default) at ``--tc``.
 
-It prints the match's result, the games lost on time and the other faults, and the slowest
-moves each engine made (from the match's event log), and leaves the match directory in
-``--out``.  Zero time losses is the goal at the default margin.
+It prints the match's result, the games lost on time and the other faults, each engine's time
+and nodes a move (from the match's event log) and how many moves the server's deadline answered,
+and leaves the match directory in ``--out``.  Zero time losses is the goal at the default margin.
 """
 
 from __future__ import annotations
@@ -86,20 +86,22 @@ while True:
     return subprocess.Popen([sys.executable, "-c", code], cwd=ROOT)
 
 
-def slowest_moves(events: Path, tc: str) -> dict[str, list[float]]:
-    """Each engine's move times (s), from the games in the event log."""
-    out: dict[str, list[float]] = {}
+def per_move(events: Path) -> dict[str, tuple[list[float], list[float]]]:
+    """Each engine's mean seconds and nodes a move in every game, from the match's event log."""
+    out: dict[str, tuple[list[float], list[float]]] = {}
     for line in events.read_text().splitlines():
         try:
             e = json.loads(line)
         except json.JSONDecodeError:
             continue
-        game = e.get("game") if isinstance(e, dict) else None
-        if not isinstance(game, dict):
+        record = e.get("record") if isinstance(e, dict) and e.get("event") == "game_finished" else None
+        if not isinstance(record, dict):
             continue
-        for name, side in (game.get("sides") or {}).items():
+        for name, side in (record.get("sides") or {}).items():
             if side.get("moves"):
-                out.setdefault(name, []).append(side["seconds"] / side["moves"])
+                seconds, nodes = out.setdefault(name, ([], []))
+                seconds.append(side["seconds"] / side["moves"])
+                nodes.append(side["nodes"] / side["moves"])
     return out
 
 
@@ -146,9 +148,9 @@ def main() -> None:
                 print(r.stderr[-3000:], file=sys.stderr)
                 raise SystemExit(f"samuel match exited with {r.returncode}")
             print(f"match took {time.monotonic() - started:.0f} s")
-            for name, per_game in sorted(slowest_moves(out / "events.jsonl", args.tc).items()):
-                print(f"{name}: mean seconds a move per game: median {statistics.median(per_game):.3f}, "
-                      f"max {max(per_game):.3f}")
+            for name, (seconds, nodes) in sorted(per_move(out / "events.jsonl").items()):
+                print(f"{name}: a game's mean time a move: median {statistics.median(seconds):.3f} s, "
+                      f"max {max(seconds):.3f} s; nodes a move: median {statistics.median(nodes):,.0f}")
             for log in ("a", "b"):
                 text = (tmp / f"{log}.log").read_text() if (tmp / f"{log}.log").exists() else ""
                 late = text.count("past its deadline")
