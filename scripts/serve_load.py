@@ -462,6 +462,8 @@ def start_server(tmp: Path, args: argparse.Namespace) -> tuple[subprocess.Popen[
         cmd += ["--search-priority", args.search_priority]
     if args.hash_budget:
         cmd += ["--hash-budget", str(args.hash_budget)]
+    if args.deadline_margin is not None:
+        cmd += ["--deadline-margin", str(args.deadline_margin)]
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, cwd=ROOT)
     deadline = time.monotonic() + 60
     while not port_file.exists():
@@ -602,6 +604,8 @@ def main() -> int:
     p.add_argument("--search-processes", type=int, default=None,
                    help="the server's --search-processes (default: its own, one per core; 0: threads)")
     p.add_argument("--search-priority", default="", help="the server's --search-priority (default: its own)")
+    p.add_argument("--deadline-margin", type=float, default=None,
+                   help="the server's --deadline-margin (default: its own)")
     p.add_argument("--server-log", default="", help="keep the server's log in this file")
     p.add_argument("--server-log-level", default="warning")
     p.add_argument("--out", default=str(ROOT / "out" / "serve-load.json"))
