@@ -24,7 +24,7 @@ BENCH_DEPTH_7 = 116737
 BENCH_DEPTH_13 = 14317035
 """The signatures (total nodes of the bench searches, ``default`` = the piece network).  A change to the
 search or the evaluation changes them: when that is meant, say so in the commit and pin the new numbers
-here and in the README."""
+here and in docs/figures.md."""
 
 LINEAR_DEPTH_7 = 146229
 """texel-2026-11's (the linear default before the network): a search change shows here too."""
