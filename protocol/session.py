@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from engine import egdb, timeman
 from engine.board import Board
@@ -244,7 +245,7 @@ class EngineSession:
         board.require_a_move()
         loop = asyncio.get_running_loop()
         self._last_info = None
-        self._board = board.copy()
+        self._board = board  # read only by the deadline, while the caller waits for this search
         self._started = time.monotonic()
         answer: asyncio.Future[SearchResult] = loop.create_future()
         self._answer = answer
@@ -253,22 +254,13 @@ class EngineSession:
         # program to be built, counts, and the deadline answers even then.
         self._arm_overdue(limit)
 
-        async def start() -> None:
-            await self._drain()
-            warming, self._warming = self._warming, None
-            if warming is not None and not warming.done():
-                with contextlib.suppress(Exception):  # the search names the failure itself
-                    await asyncio.shield(warming)
-            if not answer.done():  # else the deadline (or the caller's cancel) came first
-                await self._start(board, limit, on_info, info_interval, use_book, answer)
-
-        def started(t: asyncio.Task[None]) -> None:
-            if not t.cancelled() and t.exception() is not None and not answer.done():
-                answer.set_exception(t.exception())  # type: ignore[arg-type]
-
-        self._starting = starting = asyncio.ensure_future(start())  # kept: the loop holds tasks weakly
-        starting.add_done_callback(started)
         try:
+            start = functools.partial(self._start, board, limit, on_info, info_interval, use_book, answer)
+            if self.busy or (self._warming is not None and not self._warming.done()):
+                self._start_after_waiting(start, answer)
+            else:  # the usual case: nothing to wait for, no task of its own
+                self._warming = None
+                await start()
             # Shielded: cancelling the caller stops the search rather than orphaning it.
             return await asyncio.shield(answer)
         except asyncio.CancelledError:
@@ -281,6 +273,27 @@ class EngineSession:
                 if timer is not None:
                     timer.cancel()
             self._deadline = self._overdue = None
+
+    def _start_after_waiting(self, start_search: Callable[[], Awaitable[None]],
+                             answer: asyncio.Future[SearchResult]) -> None:
+        """Start the search once the stopped one has ended and the 704 program is built, in a task
+        of its own, so that the caller's deadline can answer meanwhile."""
+        async def start() -> None:
+            await self._drain()
+            warming, self._warming = self._warming, None
+            if warming is not None and not warming.done():
+                with contextlib.suppress(Exception):  # the search names the failure itself
+                    await asyncio.shield(warming)
+            if not answer.done():  # else the deadline (or the caller's cancel) came first
+                await start_search()
+
+        def started(t: asyncio.Future[None]) -> None:
+            exc = None if t.cancelled() else t.exception()
+            if exc is not None and not answer.done():
+                answer.set_exception(exc)
+
+        self._starting = asyncio.ensure_future(start())  # kept: the loop holds tasks weakly
+        self._starting.add_done_callback(started)
 
     async def _start(self, board: Board, limit: Limit, on_info: Callable[[SearchInfo], None] | None,
                      info_interval: float, use_book: bool, answer: asyncio.Future[SearchResult]) -> None:
