@@ -22,7 +22,7 @@ from csrc import cflags  # noqa: E402 -- needs the repository root on sys.path
 # Every csrc/*.c file (scripts/sanitize compiles them all by glob).
 SOURCES = [
     "position.c", "movegen.c", "perft.c", "evaluate.c", "search.c", "samuel_terms.c", "rote.c",
-    "book_eval.c", "signature_tables.c", "tabulated.c", "phase_tables.c", "heuristic_eval.c",
+    "signature_tables.c", "tabulated.c", "phase_tables.c", "heuristic_eval.c",
     "network_eval.c", "egdb.c", "piece_net.c", "piece_net_fast.c",
 ]
 # The cdef-clean public headers, in order (ckr.h includes the same ones for C).

@@ -132,7 +132,8 @@ uint64_t ckr_perft(const ckr_pos *pos, int depth, int bulk);
 #define CKR_EVAL_TABLE 3
 /* The learners' evaluators.  They may read the position before the last move
  * (Samuel's terms are differences from it) and the game ply (Griffith's move
- * phases), so the search calls them through ckr_evaluate_ctx.
+ * phases); the table of kinds (csrc/eval_kind.h, ckr_eval_kind_flags) says
+ * which of them each reads, and the search passes it through ckr_evaluate_ctx.
  *   CKR_EVAL_SAMUEL     Samuel's polynomial: weights[i] is the coefficient of
  *                       Samuel term i (csrc/ckr_terms.h); 0 leaves it out.
  *   CKR_EVAL_SIGNATURE  Samuel's 1967 signature-table hierarchy (data blob).
@@ -140,8 +141,9 @@ uint64_t ckr_perft(const ckr_pos *pos, int depth, int bulk);
  *   CKR_EVAL_PHASE      Griffith's move-phase tables.
  *   CKR_EVAL_HEURISTIC  Griffith's four-rule heuristic evaluator.
  * The table kinds keep their numbers in data[0..ndata-1], laid out as the
- * owning module documents (csrc/book_eval.c); the caller keeps that buffer
- * alive while the evaluator is in use. */
+ * owning module documents (signature_tables.c, tabulated.c, phase_tables.c,
+ * heuristic_eval.c); the caller keeps that buffer alive while the evaluator
+ * is in use. */
 #define CKR_EVAL_SAMUEL 4
 #define CKR_EVAL_SIGNATURE 5
 #define CKR_EVAL_TABULATED 6
@@ -175,6 +177,17 @@ int ckr_evaluate(const ckr_eval *eval, const ckr_pos *pos);
  * evaluator then falls back as its module documents); game_ply: plies played
  * in the game before pos (0 at the start). */
 int ckr_evaluate_ctx(const ckr_eval *eval, const ckr_pos *pos, const ckr_pos *parent, int game_ply);
+/* What an evaluator kind reads, from the one table of kinds (csrc/eval_kind.h),
+ * as these bits, or -1 for an unknown kind:
+ *   CKR_EVAL_NEEDS_PARENT  the position before the last move
+ *   CKR_EVAL_NEEDS_PLY     the game ply
+ *   CKR_EVAL_PACKED        the search scores it through a packed form, cached
+ *   CKR_EVAL_ONE_SIDED     not antisymmetric: scored for a given side (Fogel's search asks for the root's) */
+#define CKR_EVAL_NEEDS_PARENT 1
+#define CKR_EVAL_NEEDS_PLY 2
+#define CKR_EVAL_PACKED 4
+#define CKR_EVAL_ONE_SIDED 8
+int ckr_eval_kind_flags(int kind);
 
 /* ---- search ----
  * Modes: CKR_MODE_PVS, the modern engine (iterative deepening PVS);

@@ -1,11 +1,8 @@
 /*
  * ckr_book.h -- evaluators trained from book games, cdef-clean like ckr_api.h
  * (read verbatim by cffi: no #include, no #ifdef, no macros with arguments).
- * book_eval.c dispatches on the kind; each kind has its own file.
+ * Each kind has its own file; the table of kinds (evaluate.c) dispatches.
  */
-
-/* CKR_EVAL_SIGNATURE, CKR_EVAL_TABULATED, CKR_EVAL_PHASE, CKR_EVAL_HEURISTIC. */
-int ckr_book_eval(const ckr_eval *eval, const ckr_pos *pos, const ckr_pos *parent, int game_ply);
 
 /* signature_tables.c */
 int ckr_signature_eval(const ckr_eval *eval, const ckr_pos *pos, const ckr_pos *parent);

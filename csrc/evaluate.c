@@ -8,6 +8,7 @@
  * reversal of the 35-bit layout), so relative square 1..4 is its back rank. */
 #include <stdlib.h>
 #include "bitboard.h"
+#include "eval_kind.h"
 
 enum {
     F_MEN, F_KINGS, F_BACK_GUARD, F_CENTER_MEN, F_CENTER_KINGS, F_ADVANCE_END,
@@ -252,27 +253,96 @@ static int table_eval(const ckr_eval *e, const ckr_pos *p)
     return score;
 }
 
+/* ---- the table of evaluator kinds (eval_kind.h) ----
+ * Each row's value takes the same four arguments; the kinds that read less
+ * ignore the rest. */
+
+static int material_value(const ckr_eval *e, const ckr_pos *p, const ckr_pos *parent, int ply)
+{
+    return material_eval(p);
+}
+
+static int default_value(const ckr_eval *e, const ckr_pos *p, const ckr_pos *parent, int ply)
+{
+    return weighted(p, default_weights, F_COUNT);
+}
+
+static int linear_value(const ckr_eval *e, const ckr_pos *p, const ckr_pos *parent, int ply)
+{
+    return weighted(p, e->weights, e->nweights);
+}
+
+static int table_value(const ckr_eval *e, const ckr_pos *p, const ckr_pos *parent, int ply)
+{
+    return table_eval(e, p);
+}
+
+static int samuel_value(const ckr_eval *e, const ckr_pos *p, const ckr_pos *parent, int ply)
+{
+    return ckr_samuel_eval(e, p, parent);
+}
+
+static int signature_value(const ckr_eval *e, const ckr_pos *p, const ckr_pos *parent, int ply)
+{
+    return ckr_signature_eval(e, p, parent);
+}
+
+static int tabulated_value(const ckr_eval *e, const ckr_pos *p, const ckr_pos *parent, int ply)
+{
+    return ckr_tabulated_eval(e, p, parent);
+}
+
+static int heuristic_value(const ckr_eval *e, const ckr_pos *p, const ckr_pos *parent, int ply)
+{
+    return ckr_heuristic_eval(e, p, parent);
+}
+
+static int network_value(const ckr_eval *e, const ckr_pos *p, const ckr_pos *parent, int ply)
+{
+    return ckr_network_value(e, p, p->side);
+}
+
+static int piecenet_value(const ckr_eval *e, const ckr_pos *p, const ckr_pos *parent, int ply)
+{
+    return ckr_piecenet_value(e, p);
+}
+
+/* Indexed by kind number. */
+static const ckr_eval_kind eval_kinds[] = {
+    /*                         name         value            value_for          parent ply packed */
+    [CKR_EVAL_MATERIAL]  = {"material",  material_value,  NULL,              0, 0, 0},
+    [CKR_EVAL_DEFAULT]   = {"default",   default_value,   NULL,              0, 0, 0},
+    [CKR_EVAL_LINEAR]    = {"linear",    linear_value,    NULL,              0, 0, 0},
+    [CKR_EVAL_TABLE]     = {"table",     table_value,     NULL,              0, 0, 0},
+    [CKR_EVAL_SAMUEL]    = {"samuel",    samuel_value,    NULL,              1, 0, 0},
+    [CKR_EVAL_SIGNATURE] = {"signature", signature_value, NULL,              1, 0, 0},
+    [CKR_EVAL_TABULATED] = {"tabulated", tabulated_value, NULL,              1, 0, 0},
+    [CKR_EVAL_PHASE]     = {"phase",     ckr_phase_eval,  NULL,              1, 1, 0},
+    [CKR_EVAL_HEURISTIC] = {"heuristic", heuristic_value, NULL,              1, 0, 0},
+    [CKR_EVAL_NETWORK]   = {"network",   network_value,   ckr_network_value, 0, 0, 0},
+    [CKR_EVAL_PIECENET]  = {"piecenet",  piecenet_value,  NULL,              0, 0, 1},
+};
+#define N_EVAL_KINDS ((int)(sizeof eval_kinds / sizeof eval_kinds[0]))
+
+const ckr_eval_kind *ckr_eval_kind_of(int kind)
+{
+    if (kind < 0 || kind >= N_EVAL_KINDS || !eval_kinds[kind].value)
+        kind = CKR_EVAL_DEFAULT;
+    return &eval_kinds[kind];
+}
+
+int ckr_eval_kind_flags(int kind)
+{
+    if (kind < 0 || kind >= N_EVAL_KINDS || !eval_kinds[kind].value)
+        return -1;
+    const ckr_eval_kind *k = &eval_kinds[kind];
+    return (k->needs_parent ? CKR_EVAL_NEEDS_PARENT : 0) | (k->needs_ply ? CKR_EVAL_NEEDS_PLY : 0) |
+           (k->packed ? CKR_EVAL_PACKED : 0) | (k->value_for ? CKR_EVAL_ONE_SIDED : 0);
+}
+
 int ckr_evaluate(const ckr_eval *e, const ckr_pos *p) { return ckr_evaluate_ctx(e, p, NULL, 0); }
 
 int ckr_evaluate_ctx(const ckr_eval *e, const ckr_pos *p, const ckr_pos *parent, int game_ply)
 {
-    int s;
-    switch (e ? e->kind : CKR_EVAL_DEFAULT) {
-    case CKR_EVAL_MATERIAL: s = material_eval(p); break;
-    case CKR_EVAL_LINEAR: s = weighted(p, e->weights, e->nweights); break;
-    case CKR_EVAL_TABLE: s = table_eval(e, p); break;
-    case CKR_EVAL_SAMUEL: s = ckr_samuel_eval(e, p, parent); break;
-    case CKR_EVAL_SIGNATURE:
-    case CKR_EVAL_TABULATED:
-    case CKR_EVAL_PHASE:
-    case CKR_EVAL_HEURISTIC: s = ckr_book_eval(e, p, parent, game_ply); break;
-    case CKR_EVAL_NETWORK: s = ckr_network_value(e, p, p->side); break;
-    case CKR_EVAL_PIECENET: s = ckr_piecenet_value(e, p); break;
-    default: s = weighted(p, default_weights, F_COUNT); break;
-    }
-    if (s > CKR_WIN_BOUND - 1)
-        s = CKR_WIN_BOUND - 1;
-    if (s < -CKR_WIN_BOUND + 1)
-        s = -CKR_WIN_BOUND + 1;
-    return s;
+    return ckr_eval_clamp(ckr_eval_kind_of(e ? e->kind : CKR_EVAL_DEFAULT)->value(e, p, parent, game_ply));
 }

@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #endif
 #include "bitboard.h"
+#include "eval_kind.h"
 
 #define HIST_MAX 1024
 #define BOUND_EXACT 0
@@ -57,6 +58,7 @@ struct ckr_engine {
     uint64_t tt_buckets;     /* power of two */
     uint8_t generation;
     ckr_eval eval;
+    const ckr_eval_kind *kind; /* eval's row in the table of kinds, chosen when it is set */
     ckr_piecenet_fast *net;  /* eval packed for the search when it is a piece network (NULL: not) */
     uint64_t *net_cache;     /* EVAL_CACHE_SIZE entries, beside net */
     const ckr_rote *rote;    /* Samuel's rote memory, probed at the leaves (NULL: off) */
@@ -167,6 +169,7 @@ ckr_engine *ckr_engine_new(int hash_mb)
     if (!e)
         return 0;
     e->eval.kind = CKR_EVAL_DEFAULT;
+    e->kind = ckr_eval_kind_of(CKR_EVAL_DEFAULT);
     atomic_init(&e->ticket, 0);
     atomic_init(&e->started, 0);
     atomic_init(&e->stopped, 0);
@@ -221,10 +224,11 @@ void ckr_engine_clear(ckr_engine *e)
 void ckr_engine_set_eval(ckr_engine *e, const ckr_eval *eval)
 {
     e->eval = *eval;
+    e->kind = ckr_eval_kind_of(eval->kind);
     ckr_piecenet_fast_free(e->net);
     free(e->net_cache);
     e->net_cache = NULL;
-    e->net = eval->kind == CKR_EVAL_PIECENET ? ckr_piecenet_fast_new(eval) : NULL;
+    e->net = e->kind->packed ? ckr_piecenet_fast_new(eval) : NULL;
     if (e->net) {
         e->net_cache = calloc(EVAL_CACHE_SIZE, sizeof *e->net_cache);
         if (!e->net_cache) { /* the network then runs uncached through the reference */
@@ -441,10 +445,10 @@ static inline int enter_node(ckr_engine *e, int ply)
 #define ETC_DEPTH 8
 #endif
 
-/* The static score at a node.  The learners' evaluators also see the position
- * before the last move (Samuel's terms are differences from it) and the game
- * ply; both come from the current line, so the common evaluators (and the
- * piece network, which reads neither) pay nothing. */
+/* The static score at a node.  An evaluator whose row in the table of kinds
+ * (eval_kind.h) says it reads the position before the last move (Samuel's
+ * terms are differences from it) gets it rebuilt from the current line, and
+ * one that reads the game ply gets it; the others pay for neither. */
 static int leaf_eval(ckr_engine *e, const ckr_pos *p, int ply)
 {
     if (e->net) { /* clamped as ckr_evaluate clamps */
@@ -452,13 +456,14 @@ static int leaf_eval(ckr_engine *e, const ckr_pos *p, int ply)
         uint64_t entry = *slot;
         if (entry && !((entry ^ p->hash) >> 16))
             return (int16_t)(entry & 0xFFFF);
-        int s = ckr_piecenet_fast_value(e->net, p);
-        s = s > CKR_WIN_BOUND - 1 ? CKR_WIN_BOUND - 1 : s < 1 - CKR_WIN_BOUND ? 1 - CKR_WIN_BOUND : s;
+        int s = ckr_eval_clamp(ckr_piecenet_fast_value(e->net, p));
         *slot = (p->hash & ~(uint64_t)0xFFFF) | (uint16_t)(int16_t)s;
         return s;
     }
-    if (e->eval.kind < CKR_EVAL_SAMUEL || e->eval.kind == CKR_EVAL_PIECENET)
-        return ckr_evaluate(&e->eval, p);
+    const ckr_eval_kind *k = e->kind;
+    int game_ply = k->needs_ply ? e->limits.game_ply + ply : 0;
+    if (!k->needs_parent)
+        return ckr_eval_clamp(k->value(&e->eval, p, NULL, game_ply));
     ckr_pos parent;
     const ckr_pos *pp = NULL;
     if (ply > 0) {
@@ -468,7 +473,7 @@ static int leaf_eval(ckr_engine *e, const ckr_pos *p, int ply)
     } else if (e->limits.has_parent) {
         pp = &e->limits.parent;
     }
-    return ckr_evaluate_ctx(&e->eval, p, pp, e->limits.game_ply + ply);
+    return ckr_eval_clamp(k->value(&e->eval, p, pp, game_ply));
 }
 
 /* Samuel's rote learning at a leaf: a stored position's score replaces the
@@ -815,9 +820,9 @@ static int minimax(ckr_engine *e, ckr_pos *p, int depth, int ply)
  * side moves; the other evaluators are antisymmetric already. */
 static int fogel_leaf(ckr_engine *e, const ckr_pos *p, int ply, int root_side)
 {
-    if (e->eval.kind != CKR_EVAL_NETWORK)
+    if (!e->kind->value_for)
         return leaf_eval(e, p, ply);
-    int v = ckr_network_value(&e->eval, p, root_side);
+    int v = e->kind->value_for(&e->eval, p, root_side);
     return p->side == root_side ? v : -v;
 }
 

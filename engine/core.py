@@ -233,6 +233,20 @@ def evaluate(
     return int(lib.ckr_evaluate_ctx(buffers.ev, _new_pos(raw), parent_pos, int(game_ply)))
 
 
+EVAL_NEEDS_PARENT: int = lib.CKR_EVAL_NEEDS_PARENT
+EVAL_NEEDS_PLY: int = lib.CKR_EVAL_NEEDS_PLY
+EVAL_PACKED: int = lib.CKR_EVAL_PACKED
+EVAL_ONE_SIDED: int = lib.CKR_EVAL_ONE_SIDED
+
+
+def eval_kind_flags(kind: int) -> int:
+    """What evaluator ``kind`` reads, from the C table of kinds (``EVAL_NEEDS_PARENT`` and the others)."""
+    flags = int(lib.ckr_eval_kind_flags(int(kind)))
+    if flags < 0:
+        raise ValueError(f"unknown evaluator kind {kind}")
+    return flags
+
+
 # ---- Samuel's rote memory (csrc/rote.c, csrc/ckr_rote.h) ----
 
 RoteKey = tuple[int, int, int]

@@ -1,10 +1,13 @@
 """Speed of Chellapilla and Fogel's network in the C core, and of their search with it.
 
-    .venv/bin/python scripts/bench_network.py [--positions 200] [--rounds 2000]
+    .venv/bin/python scripts/bench_network.py [--positions 200] [--rounds 2000] [--eval evolved-blondie]
 
 Prints network evaluations per second on one core for both presets (the C loop of
 ``ckr_network_bench``: no Python per evaluation), and nodes, time and evaluations per move of
-their depth-4 search (``Mode.FOGEL``) from positions of random play.
+their depth-4 search (``Mode.FOGEL``) from positions of random play.  Then a shipped network
+(``--eval``, default evolved-blondie) searched from the same positions by their search
+(``--fogel-depth``) and by the modern PVS (``--pvs-depth``): node totals (fixed for a given core)
+and nodes per second, the figures of issue 31's evaluator table.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 
-from engine import core
+from engine import core, evaluators
 from engine.board import Board
 from engine.learners.network import Network
 from engine.limits import Limit
@@ -45,6 +48,9 @@ def main() -> int:
     p.add_argument("--positions", type=int, default=200)
     p.add_argument("--rounds", type=int, default=2000)
     p.add_argument("--searches", type=int, default=100)
+    p.add_argument("--eval", default="evolved-blondie", help="a shipped network evaluator")
+    p.add_argument("--fogel-depth", type=int, default=6)
+    p.add_argument("--pvs-depth", type=int, default=7)
     args = p.parse_args()
     boards = positions(args.positions, 1999)
     for preset in ("blondie", "spatial"):
@@ -64,6 +70,16 @@ def main() -> int:
         n = min(args.searches, len(boards))
         print(f"{preset:8} search, depth 4 with their extensions: {nodes / n:,.0f} nodes and "
               f"{wall / n * 1000:.2f} ms a move ({nodes / wall / 1e6:.2f} M nodes/s)")
+    shipped = evaluators.by_name(args.eval)
+    for mode, depth in ((Mode.FOGEL, args.fogel_depth), (Mode.PVS, args.pvs_depth)):
+        searcher = Searcher(shipped, mode=mode, hash_mb=16)
+        nodes, start = 0, time.perf_counter()
+        for board in boards[: args.searches]:
+            searcher.new_game()
+            nodes += searcher.search(board, Limit(depth=depth)).info.nodes
+        wall = time.perf_counter() - start
+        print(f"{args.eval} {mode.name.lower()} depth {depth}, {min(args.searches, len(boards))} positions: "
+              f"{nodes:,} nodes in {wall:.2f} s ({nodes / wall / 1e6:.2f} M nodes/s)")
     return 0
 
 
