@@ -37,6 +37,7 @@ from engine.board import Board
 from engine.errors import AmbiguousMoveError, FenError, IllegalMoveError, InvalidMoveError, PdnError
 from engine.fen import START_FEN, parse_fen
 from engine.move import Move, parse_move_text
+from engine.termination import Termination
 from engine.types import WHITE, Color
 
 RESULTS: tuple[str, ...] = ("1-0", "0-1", "1/2-1/2", "*")
@@ -76,6 +77,18 @@ class PdnGame:
     @property
     def ply_count(self) -> int:
         return len(self.moves)
+
+    @property
+    def termination(self) -> Termination | None:
+        """How the game ended, from its ``Termination`` tag (``engine.termination``'s words, or the
+        words older files wrote); None without the tag or when its words name no known ending."""
+        text = self.tags.get("Termination")
+        if not text:
+            return None
+        try:
+            return Termination.read(text, self.result)
+        except ValueError:
+            return None
 
 
 # ---------------------------------------------------------------------------

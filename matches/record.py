@@ -8,30 +8,18 @@ JSON (the event log) and pickles (Ray tasks).
 
 from __future__ import annotations
 
-import enum
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from engine.board import Board
+from engine.errors import SamuelError
+from engine.fen import START_FEN
+from engine.game import GameEnd, GameRecord
+from engine.pdn import read_game
+from engine.termination import Termination
 
-class Ending(str, enum.Enum):
-    """Why a game ended: the rules, an adjudication, or an engine's fault."""
-
-    NO_MOVES = "no-moves"
-    REPETITION = "repetition"
-    FORTY_MOVES = "forty-move-rule"
-    MOVE_CAP = "move-cap"
-    ADJUDICATED_DRAW = "adjudicated-draw"
-    RESIGNATION = "resignation"
-    TIME_FORFEIT = "time-forfeit"
-    CRASH = "crash"
-    STALL = "stall"
-    ILLEGAL_MOVE = "illegal-move"
-    PROTOCOL_ERROR = "protocol-error"
-
-    @property
-    def is_fault(self) -> bool:
-        """The game ended because an engine misbehaved (and that engine is restarted)."""
-        return self in (Ending.CRASH, Ending.STALL, Ending.ILLEGAL_MOVE, Ending.PROTOCOL_ERROR)
+Ending = Termination
+"""The name the match code has used for ``engine.termination.Termination`` (the same enum)."""
 
 
 @dataclass(frozen=True)
@@ -85,19 +73,15 @@ class SideReport:
 
 @dataclass
 class MatchGame:
-    """How a game of a match went: its spec, result and why, the moves as PDN, each side's report
-    and the time it took (the game itself is ``engine.game.GameRecord``'s kind; this adds the match's
-    bookkeeping)."""
+    """How a game of a match went: the game itself (an ``engine.game.GameRecord``, the ballot's
+    moves included), the match's PDN tags for it, each side's report and the time it took."""
 
     spec: GameSpec
-    result: str
-    """PDN result from Black's side: ``1-0``, ``0-1`` or ``1/2-1/2``."""
-    ending: Ending
-    reason: str
-    """One line a person can read, e.g. ``white (material) lost on time: 0.31 s for a 0.10 s move``."""
-    plies: int
-    pdn: str
-    seconds: float
+    game: GameRecord
+    tags: dict[str, str] = field(default_factory=dict)
+    """PDN tags the match gives the game (Event, Date, Round, players, opening, time control, id);
+    ``Result`` and ``Termination`` come from ``game``."""
+    seconds: float = 0.0
     sides: dict[str, SideReport] = field(default_factory=dict)
     """By engine name."""
     attempt: int = 1
@@ -106,6 +90,29 @@ class MatchGame:
     @property
     def game_id(self) -> str:
         return self.spec.game_id
+
+    @property
+    def result(self) -> str:
+        """PDN result from Black's side: ``1-0``, ``0-1`` or ``1/2-1/2``."""
+        return self.game.result
+
+    @property
+    def ending(self) -> Termination:
+        return self.game.termination
+
+    @property
+    def reason(self) -> str:
+        """One line a person can read, e.g. ``time forfeit (White (b) lost on time: 0.31 s ...)``."""
+        return self.game.termination.describe(self.game.detail)
+
+    @property
+    def plies(self) -> int:
+        """Plies the engines played (the opening's not counted)."""
+        return self.game.plies
+
+    @property
+    def pdn(self) -> str:
+        return self.game.pdn(self.tags)
 
     def score_for(self, engine: str) -> float:
         """1, ½ or 0 for ``engine`` (one of the two players)."""
@@ -119,13 +126,13 @@ class MatchGame:
         raise KeyError(f"{engine} did not play game {self.game_id}")
 
     def to_dict(self) -> dict[str, Any]:
+        g = self.game
         return {
             "spec": self.spec.to_dict(),
-            "result": self.result,
-            "ending": self.ending.value,
-            "reason": self.reason,
-            "plies": self.plies,
-            "pdn": self.pdn,
+            "game": {"start_fen": g.start_fen, "moves": [m.long for m in g.moves], "result": g.result,
+                     "termination": g.termination.value, "detail": g.detail,
+                     "opening_plies": g.opening_plies},
+            "tags": dict(self.tags),
             "seconds": self.seconds,
             "sides": {k: v.to_dict() for k, v in self.sides.items()},
             "attempt": self.attempt,
@@ -133,14 +140,48 @@ class MatchGame:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> MatchGame:
-        return cls(
-            spec=GameSpec.from_dict(d["spec"]),
-            result=d["result"],
-            ending=Ending(d["ending"]),
-            reason=d["reason"],
-            plies=int(d["plies"]),
-            pdn=d["pdn"],
-            seconds=float(d["seconds"]),
-            sides={k: SideReport(**v) for k, v in d.get("sides", {}).items()},
-            attempt=int(d.get("attempt", 1)),
-        )
+        """A record ``to_dict`` wrote, or one written before a match game held its game record
+        (``result``, ``ending``, ``reason``, ``plies`` and ``pdn`` side by side)."""
+        spec = GameSpec.from_dict(d["spec"])
+        if "game" in d:
+            g = d["game"]
+            board = Board(g["start_fen"])
+            try:
+                board.push_many(g["moves"])
+            except ValueError as exc:
+                raise RecordError(f"game {spec.game_id}: its moves do not replay: {exc}") from None
+            end = GameEnd(g["result"], Termination(g["termination"]), g.get("detail", ""))
+            game = GameRecord.of(board, end, int(g.get("opening_plies", 0)))
+            tags = {str(k): str(v) for k, v in d.get("tags", {}).items()}
+        else:
+            game, tags = _old_game(spec, d)
+        return cls(spec=spec, game=game, tags=tags, seconds=float(d["seconds"]),
+                   sides={k: SideReport(**v) for k, v in d.get("sides", {}).items()},
+                   attempt=int(d.get("attempt", 1)))
+
+
+class RecordError(SamuelError, ValueError):
+    """A stored match game that cannot be read, naming the game and what is wrong."""
+
+
+_OWN_TAGS = ("Result", "GameType", "SetUp", "FEN", "Termination")
+"""Tags the game record writes itself."""
+
+
+def _old_game(spec: GameSpec, d: dict[str, Any]) -> tuple[GameRecord, dict[str, str]]:
+    """The game record and tags of a record from before ``game``: its PDN holds the moves (the
+    opening's too), ``plies`` how many the engines played, ``ending`` the kind (the values
+    Termination keeps) and ``reason`` the referee's sentence (kept as the detail)."""
+    result = str(d["result"])
+    termination = Termination(d["ending"])
+    detail = str(d.get("reason", ""))  # the referee's sentence, kept whole
+    pdn = read_game(d.get("pdn") or "", strict=False, source=f"game {spec.game_id}")
+    if pdn.moves or pdn.tags:
+        board = pdn.board()
+    else:  # no PDN kept: the opening position, no moves
+        board = Board(spec.start_fen or START_FEN) if spec.opening_moves else Board(spec.fen)
+        if spec.opening_moves:
+            board.push_many(spec.opening_moves.split())
+    opening = max(0, len(board.move_stack) - int(d.get("plies", 0)))
+    tags = {k: v for k, v in pdn.tags.items() if k not in _OWN_TAGS}
+    return GameRecord.of(board, GameEnd(result, termination, detail), opening), tags

@@ -1,11 +1,13 @@
 """The referee: plays one game between two players under our own rules.
 
-The engines are never trusted about the game: the board decides legality,
-a side with no move loses, threefold repetition and the 40-move rule draw,
-and a game still going at the move cap is a draw.  On top come the options a
-tournament sets: losses on time (past the clock plus a margin), adjudication
-by score, and faults (a crash, a stall, an illegal move, a broken protocol),
-each of which loses the game for the engine at fault.
+The engines are never trusted about the game: it is played through
+``engine.game.GameLoop``, the loop every game is played by, so the board
+decides legality, a side with no move loses, threefold repetition and the
+40-move rule draw, and a game still going at the move cap is a draw.  On top
+come the options a tournament sets, as hooks around each move: losses on time
+(past the clock plus a margin), adjudication by score, and faults (a crash, a
+stall, an illegal move, a broken protocol), each of which loses the game for
+the engine at fault.
 """
 
 from __future__ import annotations
@@ -13,22 +15,18 @@ from __future__ import annotations
 import datetime as _dt
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from engine.board import Board
 from engine.fen import START_FEN
-from engine.pdn import write_game
+from engine.game import GameEnd, GameLoop, GameRecord, MoveHook, MoveReply
+from engine.limits import Limit
+from engine.termination import Termination
 from engine.types import BLACK, WHITE, Color
 from matches.player import Player, PlayerFault
-from matches.record import Ending, GameSpec, MatchGame, SideReport
+from matches.record import GameSpec, MatchGame, SideReport
 from matches.timecontrol import Clock, TimeControl
-
-RULE_ENDINGS = {
-    "no legal moves": Ending.NO_MOVES,
-    "threefold repetition": Ending.REPETITION,
-    "40-move rule": Ending.FORTY_MOVES,
-}
 
 
 def _keyvalues(text: str, what: str) -> dict[str, str]:
@@ -163,24 +161,32 @@ def opening_board(spec: GameSpec) -> Board:
     return Board(spec.fen)
 
 
-def _loss_for(colour: Color) -> str:
-    return "0-1" if colour == BLACK else "1-0"
-
-
 def _colour_name(colour: Color) -> str:
     return "Black" if colour == BLACK else "White"
 
 
-class _Adjudicator:
+class _Adjudicator(MoveHook):
     """Tracks the engines' recent scores for the draw and resign rules."""
 
-    def __init__(self, rules: Adjudication) -> None:
+    def __init__(self, rules: Adjudication, names: dict[Color, str]) -> None:
         self.rules = rules
+        self.names = names
         self.draw_run = 0
         self.resign_run = {BLACK: 0, WHITE: 0}
         self.winning_run = {BLACK: 0, WHITE: 0}
 
-    def after_move(self, mover: Color, score: float | None, capture: bool, full_move: int) -> str | None:
+    def after_move(self, board: Board, reply: MoveReply) -> GameEnd | None:
+        mover: Color = board.turn ^ 1
+        verdict = self.verdict(mover, reply.score, reply.move.is_capture, board.ply // 2 + 1)
+        if verdict == "resign":
+            return GameEnd.loss_for(mover, Termination.RESIGNATION,
+                                    f"{_colour_name(mover)} ({self.names[mover]}) resigns "
+                                    f"on its score {reply.score:+.2f}")
+        if verdict == "draw":
+            return GameEnd.draw(Termination.ADJUDICATED_DRAW, "on the engines' scores")
+        return None
+
+    def verdict(self, mover: Color, score: float | None, capture: bool, full_move: int) -> str | None:
         """'draw', 'resign' (the mover resigns) or None."""
         r = self.rules
         if score is None:
@@ -207,129 +213,139 @@ class _Adjudicator:
         return None
 
 
-async def play_game(spec: GameSpec, black: Player, white: Player, rules: GameRules,
-                    on_move: Callable[[GameSpec, int], None] | None = None) -> MatchGame:
-    """Play ``spec`` between two started players; engine faults are results, never exceptions.
+class _Clocks(MoveHook):
+    """Each side's clock, charged with every answer (a move too late loses on time), and each side's
+    report (moves, time, depth, nodes)."""
 
-    ``on_move(spec, plies)`` hears of every move (for a live view).
-    """
+    def __init__(self, rules: GameRules, names: dict[Color, str], sides: dict[str, SideReport]) -> None:
+        self.rules = rules
+        self.names = names
+        self.sides = sides
+        self.clocks = {colour: Clock(rules.tc_for(name)) for colour, name in names.items()}
+
+    def limit(self, colour: Color) -> Limit:
+        return self.clocks[colour].limit()
+
+    def timeout(self, colour: Color) -> float:
+        """How long to wait for ``colour``'s move before calling its engine stalled."""
+        allowed = self.clocks[colour].allowed()
+        return allowed + self.rules.stall_grace if allowed is not None else self.rules.untimed_timeout
+
+    def on_reply(self, board: Board, reply: MoveReply) -> GameEnd | None:
+        colour = board.turn
+        side = self.sides[self.names[colour]]
+        side.moves += 1
+        side.seconds += reply.seconds
+        side.depth_sum += reply.depth or 0
+        side.nodes += reply.nodes or 0
+        clock = self.clocks[colour]
+        allowed = clock.allowed()
+        if clock.charge(reply.seconds):
+            return None
+        side.time_forfeit = True
+        return GameEnd.loss_for(colour, Termination.TIME_FORFEIT,
+                                f"{_colour_name(colour)} ({self.names[colour]}) lost on time: "
+                                f"{reply.seconds:.3f} s with {allowed or 0:.3f} s allowed")
+
+
+class _Progress(MoveHook):
+    def __init__(self, spec: GameSpec, on_move: Callable[[GameSpec, int], None]) -> None:
+        self.spec = spec
+        self.on_move = on_move
+        self.plies = 0
+
+    def after_move(self, board: Board, reply: MoveReply) -> None:
+        self.plies += 1
+        self.on_move(self.spec, self.plies)
+
+
+def _fault(colour: Color, who: str, exc: PlayerFault) -> GameEnd:
+    return GameEnd.loss_for(colour, exc.ending, f"{_colour_name(colour)} ({who}): {exc}")
+
+
+async def play_match_game(spec: GameSpec, black: Player, white: Player, rules: GameRules,
+                          on_move: Callable[[GameSpec, int], None] | None = None) -> MatchGame:
+    """Play ``spec`` between two started players through ``engine.game.GameLoop`` (the rules every
+    game is played by), with the match's clocks, adjudication and faults as hooks around each move;
+    engine faults are results, never exceptions.  ``on_move(spec, plies)`` hears of every move (for
+    a live view)."""
     started = time.monotonic()
-    board = opening_board(spec)
-    opening_plies = len(board.move_stack)
-    players = {BLACK: black, WHITE: white}
-    clocks = {BLACK: Clock(rules.tc_for(black.name)), WHITE: Clock(rules.tc_for(white.name))}
-    sides = {black.name: SideReport(), white.name: SideReport()}
     if black.name == white.name:
         raise ValueError(f"game {spec.game_id}: an engine cannot play itself under one name ({black.name})")
-    adjudicator = _Adjudicator(rules.adjudication)
-    result = ending = reason = None
-
-    def fault(colour: Color, exc: PlayerFault) -> tuple[str, Ending, str]:
-        who = players[colour].name
-        sides[who].fault = exc.ending.value
-        return _loss_for(colour), exc.ending, f"{_colour_name(colour)} ({who}) {exc.ending.value}: {exc}"
+    board = opening_board(spec)
+    players = {BLACK: black, WHITE: white}
+    names = {BLACK: black.name, WHITE: white.name}
+    sides = {black.name: SideReport(), white.name: SideReport()}
+    clocks = _Clocks(rules, names, sides)
+    hooks: list[MoveHook] = [clocks]
+    if on_move is not None:
+        hooks.append(_Progress(spec, on_move))
+    hooks.append(_Adjudicator(rules.adjudication, names))
+    loop = GameLoop(board, max_plies=rules.max_plies, hooks=hooks)
 
     for colour in (BLACK, WHITE):
         try:
             await players[colour].new_game()
         except PlayerFault as exc:
-            result, ending, reason = fault(colour, exc)
+            sides[names[colour]].fault = exc.ending.value
+            loop.end(_fault(colour, names[colour], exc))
             break
 
-    while result is None:
-        outcome = board.outcome()
-        if outcome is not None:
-            result = outcome.result()
-            ending = RULE_ENDINGS[outcome.termination.value]
-            if outcome.winner is None:
-                reason = f"draw by {outcome.termination.value}"
-            else:
-                loser = WHITE if outcome.winner == BLACK else BLACK
-                reason = f"{_colour_name(loser)} ({players[loser].name}) has no legal move"
-            break
-        if len(board.move_stack) - opening_plies >= rules.max_plies:
-            result, ending = "1/2-1/2", Ending.MOVE_CAP
-            reason = f"draw at the move cap ({rules.max_plies} plies)"
-            break
+    while not loop.over:
         colour = board.turn
-        player = players[colour]
-        clock = clocks[colour]
-        allowed = clock.allowed()
-        timeout = allowed + rules.stall_grace if allowed is not None else rules.untimed_timeout
         t0 = time.monotonic()
         try:
-            played = await player.play(board.copy(), clock.limit(), timeout)
+            played = await players[colour].play(board.copy(), clocks.limit(colour), clocks.timeout(colour))
         except PlayerFault as exc:
-            result, ending, reason = fault(colour, exc)
+            sides[names[colour]].fault = exc.ending.value
+            loop.end(_fault(colour, names[colour], exc))
             break
-        elapsed = time.monotonic() - t0
-        side = sides[player.name]
-        side.moves += 1
-        side.seconds += elapsed
-        side.depth_sum += played.depth or 0
-        side.nodes += played.nodes or 0
-        if not clock.charge(elapsed):
-            side.time_forfeit = True
-            result, ending = _loss_for(colour), Ending.TIME_FORFEIT
-            reason = (f"{_colour_name(colour)} ({player.name}) lost on time: {elapsed:.3f} s "
-                      f"with {allowed:.3f} s allowed")
-            break
-        if played.move not in board.legal_moves:  # players check, but the referee never trusts them
-            sides[player.name].fault = Ending.ILLEGAL_MOVE.value
-            result, ending = _loss_for(colour), Ending.ILLEGAL_MOVE
-            reason = f"{_colour_name(colour)} ({player.name}) played an illegal move {played.move}"
-            break
-        capture = played.move.is_capture
-        board.push(played.move)
-        if on_move is not None:
-            on_move(spec, len(board.move_stack) - opening_plies)
-        verdict = adjudicator.after_move(colour, played.score, capture, board.ply // 2 + 1)
-        if verdict == "resign":
-            result, ending = _loss_for(colour), Ending.RESIGNATION
-            reason = (f"{_colour_name(colour)} ({player.name}) resigns "
-                      f"(adjudicated on score {played.score:+.2f})")
-        elif verdict == "draw":
-            result, ending, reason = "1/2-1/2", Ending.ADJUDICATED_DRAW, "draw adjudicated on score"
+        loop.reply(MoveReply(played.move, seconds=time.monotonic() - t0, score=played.score,
+                             depth=played.depth, nodes=played.nodes))
 
-    assert result is not None and ending is not None and reason is not None
+    game = loop.record
+    assert game is not None
+    if game.termination is Termination.ILLEGAL_MOVE and game.winner is not None:
+        loser = WHITE if game.winner == BLACK else BLACK
+        if not sides[names[loser]].fault:  # the loop caught a move the player let through
+            sides[names[loser]].fault = game.termination.value
+            game = replace(game, detail=f"{_colour_name(loser)} ({names[loser]}): {game.detail}")
     for p in (black, white):
         if p.alive:
             try:
-                await p.end_game(result)
+                await p.end_game(game.result)
             except PlayerFault as exc:  # the game is scored; the pool restarts this engine
                 sides[p.name].fault = sides[p.name].fault or exc.ending.value
-    pdn = game_pdn(spec, board, rules, result, reason)
-    return MatchGame(spec=spec, result=result, ending=ending, reason=reason,
-                      plies=len(board.move_stack) - opening_plies, pdn=pdn,
-                      seconds=time.monotonic() - started, sides=sides)
+    return MatchGame(spec=spec, game=game, tags=game_tags(spec, rules), seconds=time.monotonic() - started,
+                     sides=sides)
 
 
-def game_pdn(spec: GameSpec, board: Board, rules: GameRules, result: str, reason: str) -> str:
+play_game = play_match_game
+"""The name the executors still import (to go once they call ``play_match_game``)."""
+
+
+def game_tags(spec: GameSpec, rules: GameRules) -> dict[str, str]:
+    """The PDN tags a match gives a game (the game record adds ``Result`` and ``Termination``)."""
     tcs = {rules.tc_for(spec.black).describe(), rules.tc_for(spec.white).describe()}
-    tags = {
+    return {
         "Event": rules.event,
         "Site": rules.site,
         "Date": _dt.date.today().strftime("%Y.%m.%d"),
         "Round": str(spec.number or spec.round),
         "Black": spec.black,
         "White": spec.white,
-        "Result": result,
         "GameType": "21",
         "Opening": spec.opening_label,
         "TimeControl": " / ".join(sorted(tcs)),
-        "Termination": reason,
         "GameId": spec.game_id,
     }
-    return write_game(board, tags, result=result)
 
 
 def forfeit(spec: GameSpec, rules: GameRules, colour: Color, exc: PlayerFault) -> MatchGame:
     """The game lost by ``colour`` before a move was played (its engine would not start)."""
-    board = opening_board(spec)
     who = spec.black if colour == BLACK else spec.white
     sides = {spec.black: SideReport(), spec.white: SideReport()}
     sides[who].fault = exc.ending.value
-    reason = f"{_colour_name(colour)} ({who}) {exc.ending.value}: {exc}"
-    result = _loss_for(colour)
-    return MatchGame(spec=spec, result=result, ending=exc.ending, reason=reason, plies=0,
-                      pdn=game_pdn(spec, board, rules, result, reason), seconds=0.0, sides=sides)
+    board = opening_board(spec)
+    game = GameRecord.of(board, _fault(colour, who, exc), len(board.move_stack))
+    return MatchGame(spec=spec, game=game, tags=game_tags(spec, rules), seconds=0.0, sides=sides)

@@ -17,6 +17,7 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
+from engine.termination import Termination
 from matches.live import format_duration, format_nelo, format_ptnml, sprt_percent
 from matches.standings import EngineStanding, PairingStanding, Standings
 
@@ -116,7 +117,8 @@ def endings_table(standings: Standings) -> Table:
     table.add_column("games", justify="right")
     table.add_column("share", justify="right")
     for ending, count in standings.endings.items():
-        table.add_row(Text(ending), str(count), f"{100 * count / max(standings.games_done, 1):.1f}%")
+        share = f"{100 * count / max(standings.games_done, 1):.1f}%"
+        table.add_row(Text(Termination(ending).label), str(count), share)
     return table
 
 
@@ -228,7 +230,7 @@ def render_markdown(standings: Standings, config: dict[str, Any], *, title: str)
     if standings.endings:
         out += ["## Endings", ""]
         out += _md_table(["Ending", "Games", "Share"],
-                         [[e, str(c), f"{100 * c / max(standings.games_done, 1):.1f}%"]
+                         [[Termination(e).label, str(c), f"{100 * c / max(standings.games_done, 1):.1f}%"]
                           for e, c in standings.endings.items()], [False, True, True])
         out.append("")
     out += ["## Time losses and faults", ""]

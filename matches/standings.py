@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engine.termination import Termination
 from matches.ratings import (
     EloEstimate,
     GameResult,
@@ -33,7 +34,7 @@ from matches.ratings import (
     sprt_status,
     trinomial,
 )
-from matches.record import Ending, MatchGame
+from matches.record import MatchGame
 from matches.store import finished_records, tournament_config
 
 Pentanomial = tuple[int, int, int, int, int]
@@ -119,7 +120,7 @@ class Standings:
     first_move_advantage: float | None
     """Black's (the first mover's) advantage in Elo from the joint fit."""
     endings: dict[str, int]
-    """Ending value -> number of games, most frequent first."""
+    """Termination value (``engine.termination``) -> number of games, most frequent first."""
 
 
 @dataclass
@@ -155,10 +156,10 @@ class _Tally:
 
 
 _FAULT_FIELDS = {
-    Ending.CRASH.value: "crashes",
-    Ending.STALL.value: "stalls",
-    Ending.ILLEGAL_MOVE.value: "illegal_moves",
-    Ending.PROTOCOL_ERROR.value: "protocol_errors",
+    Termination.CRASH.value: "crashes",
+    Termination.STALL.value: "stalls",
+    Termination.ILLEGAL_MOVE.value: "illegal_moves",
+    Termination.PROTOCOL_ERROR.value: "protocol_errors",
 }
 
 
@@ -186,7 +187,7 @@ def _fault_and_forfeit(record: MatchGame, name: str) -> tuple[str, bool]:
         return "", False
     if record.ending.is_fault:
         return record.ending.value, False
-    return "", record.ending is Ending.TIME_FORFEIT
+    return "", record.ending is Termination.TIME_FORFEIT
 
 
 def complete_pairs(records: Iterable[MatchGame]) -> list[tuple[MatchGame, MatchGame]]:

@@ -106,8 +106,8 @@ def test_two_games_same_seed_are_identical() -> None:
     runs = []
     for _ in range(2):
         sp = SelfPlay.start(CFG)
-        sp.play_game()
-        sp.play_game()
+        sp.play_learning_game()
+        sp.play_learning_game()
         runs.append(json.dumps(sp.to_dict(), sort_keys=True))
     assert runs[0] == runs[1]
     state = json.loads(runs[0])
@@ -118,18 +118,18 @@ def test_two_games_same_seed_are_identical() -> None:
 
 def test_resume_after_one_game_equals_two_games() -> None:
     straight = SelfPlay.start(CFG)
-    straight.play_game()
-    straight.play_game()
+    straight.play_learning_game()
+    straight.play_learning_game()
     first = SelfPlay.start(CFG)
-    first.play_game()
+    first.play_learning_game()
     resumed = SelfPlay.from_dict(json.loads(json.dumps(first.to_dict())))
-    resumed.play_game()
+    resumed.play_learning_game()
     assert json.dumps(resumed.to_dict(), sort_keys=True) == json.dumps(straight.to_dict(), sort_keys=True)
 
 
 def test_padv_is_fixed_and_never_learned() -> None:
     sp = SelfPlay.start(CFG)
-    sp.play_game()
+    sp.play_learning_game()
     assert "PADV" not in sp.alpha.names and "PADV" not in sp.alpha.reserve
     weights = sp.alpha_evaluator().spec.weights
     assert weights[0] == samuel_terms.PADV_WEIGHT
@@ -155,7 +155,7 @@ def test_cli_writes_state_evaluator_and_figure(tmp_path: Path, capsys: pytest.Ca
 def test_alpha_colour_alternates_and_beta_is_fixed_within_a_game() -> None:
     sp = SelfPlay.start(CFG)
     beta_before = dict(sp.beta)
-    rec = sp.play_game()
+    rec = sp.play_learning_game()
     assert rec.alpha_color == "white"
     assert sp.beta == (rec.coefficients if rec.adopted else beta_before)
     assert WHITE != BLACK
@@ -180,7 +180,7 @@ VARIANTS = [
 def _run(cfg: SelfPlayConfig, games: int = 2) -> str:
     sp = SelfPlay.start(cfg)
     for _ in range(games):
-        sp.play_game()
+        sp.play_learning_game()
     return json.dumps(sp.to_dict(), sort_keys=True)
 
 
@@ -227,7 +227,7 @@ def test_first_series_start_plays_our_first_series_then_starts_from_its_terms() 
     assert len(seen) == FIRST_SERIES_GAMES == 28
     earlier = SelfPlay.start(cfg.first_series())
     for _ in range(FIRST_SERIES_GAMES):
-        earlier.play_game()
+        earlier.play_learning_game()
     ranked = sorted(earlier.alpha.active, key=lambda t: -abs(t.correlation))
     assert sp.alpha.names == [t.name for t in ranked]
     assert sp.alpha.reserve == earlier.alpha.reserve
@@ -256,7 +256,7 @@ def test_first_series_config_and_direct_evaluation() -> None:
 def test_leading_changes_counts_game_to_game() -> None:
     sp = SelfPlay.start(CFG)
     for _ in range(3):
-        sp.play_game()
+        sp.play_learning_game()
     leads = leading_terms(sp.history)
     assert len(leads) == 3
     assert leading_changes(sp.history) == sum(a != b for a, b in itertools.pairwise(leads))
@@ -281,5 +281,5 @@ def test_cli_rule_options_are_kept_in_the_state(tmp_path: Path) -> None:
 def test_no_adoption_keeps_betas_starting_polynomial() -> None:
     sp = SelfPlay.start(replace(CFG, adoption="never"))
     for _ in range(3):
-        assert not sp.play_game().adopted
+        assert not sp.play_learning_game().adopted
     assert sp.beta == sp.initial

@@ -39,7 +39,7 @@ def test_text_report_of_a_match() -> None:
     assert "Elo difference: " in out and "LOS: " in out and "DrawRatio: " in out
     assert "Ptnml(0-2): [0, 8, 48, 72, 32]" in out
     assert "SPRT: llr" in out and "[0, 10] nElo (normalized)" in out and "H1 was accepted" in out
-    assert "Time losses and faults" in out and "time-forfeit" in out
+    assert "Time losses and faults" in out and "time forfeit" in out  # the ending in words
     assert "First-move (Black) advantage" in out
 
 

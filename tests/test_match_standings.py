@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from engine.game import GameRecord
 from matches.ratings import GameResult, SprtConfig, pentanomial, rating_list, sprt_status, trinomial
 from matches.record import Ending, GameSpec, MatchGame, SideReport
 from matches.standings import (
@@ -40,11 +41,10 @@ def game(black: str, white: str, outcome: str, *, pair_id: str = "p", colour: in
     spec = GameSpec(game_id=f"{pair_id}:c{colour}", round=1, pair_id=pair_id, colour=colour, black=black,
                     white=white, opening_index=0, opening_label="ACF 1: 9-13 21-17 5-9", fen=FEN,
                     number=number)
-    pdn = f'[Event "test"]\n[Black "{black}"]\n[White "{white}"]\n[Result "{result}"]\n\n{result}\n'
     if sides is None:
         sides = {black: SideReport(moves=20), white: SideReport(moves=20)}
-    return MatchGame(spec=spec, result=result, ending=ending, reason="test", plies=40, pdn=pdn, seconds=1.0,
-                      sides=sides)
+    return MatchGame(spec=spec, game=GameRecord(FEN, (), result, ending, "test"),
+                     tags={"Event": "test", "Black": black, "White": white}, seconds=1.0, sides=sides)
 
 
 def pair(first: str, second: str, outcomes: str, pair_id: str) -> list[MatchGame]:

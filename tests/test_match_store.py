@@ -7,17 +7,23 @@ from pathlib import Path
 
 import pytest
 
-from matches.record import Ending, GameSpec, MatchGame, SideReport
+from engine.board import Board
+from engine.game import GameEnd, GameRecord
+from engine.termination import Termination
+from matches.record import Ending, GameSpec, MatchGame, RecordError, SideReport
 from matches.store import StoreError, TournamentStore, finished_records, read_events
 
-PDN = '[Event "t"]\n[Result "1-0"]\n1. 9-13 1-0\n'
+PDN = '[Event "t"]\n[Result "1-0"]\n[GameType "21"]\n[Termination "crash (why)"]\n1. 9-13 1-0\n'
 
 
 def record(game_id: str, result: str = "1-0") -> MatchGame:
     spec = GameSpec(game_id=game_id, round=1, pair_id=game_id[:-3], colour=0, black="a", white="b",
                     opening_index=0, opening_label="o", fen="B:W21:B1")
-    return MatchGame(spec=spec, result=result, ending=Ending.CRASH, reason="why", plies=3, pdn=PDN,
-                      seconds=1.5, sides={"a": SideReport(moves=2), "b": SideReport(fault="crash")})
+    board = Board()
+    board.push_pdn("9-13")
+    game = GameRecord.of(board, GameEnd(result, Ending.CRASH, "why"))
+    return MatchGame(spec=spec, game=game, tags={"Event": "t"}, seconds=1.5,
+                     sides={"a": SideReport(moves=2), "b": SideReport(fault="crash")})
 
 
 def test_round_trip_and_resume_rewrites_pdn(tmp_path: Path) -> None:
@@ -53,3 +59,46 @@ def test_damage_before_the_last_line_is_an_error(tmp_path: Path) -> None:
     finished = {"event": "game_finished", "record": record("x:c1").to_dict()}
     path.write_text('{"event": "a"}\n' + json.dumps(finished))
     assert [r.game_id for r in finished_records(read_events(path))] == ["x:c1"]
+
+
+# A game_finished record as the event log held it before a match game contained its game record:
+# result, ending, reason, plies and PDN side by side (the ballot's three moves in the PDN).
+OLD_RECORD = {
+    "spec": {"game_id": "r1:a:b:o0:c0", "round": 1, "pair_id": "r1:a:b:o0", "colour": 0, "black": "a",
+             "white": "b", "opening_index": 0, "opening_label": "ACF 1: 9-13 21-17 5-9",
+             "fen": "W:W17,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,6,7,8,9,10,11,12,13",
+             "opening_moves": "9-13 21-17 5-9", "start_fen": "", "number": 1},
+    "result": "1-0", "ending": "time-forfeit",
+    "reason": "White (b) lost on time: 0.312 s with 0.100 s allowed", "plies": 2,
+    "pdn": ('[Event "samuel match"]\n[Site "samuel"]\n[Date "2026.11.20"]\n[Round "1"]\n[Black "a"]\n'
+            '[White "b"]\n[Result "1-0"]\n[GameType "21"]\n[Opening "ACF 1: 9-13 21-17 5-9"]\n'
+            '[TimeControl "movetime=0.1"]\n'
+            '[Termination "White (b) lost on time: 0.312 s with 0.100 s allowed"]\n'
+            '[GameId "r1:a:b:o0:c0"]\n1. 9-13 21-17 2. 5-9 17-14 3. 10x17 1-0\n'),
+    "seconds": 3.5, "sides": {"a": {"moves": 1, "seconds": 0.1, "depth_sum": 3, "nodes": 100,
+                                    "time_forfeit": False, "fault": ""},
+                              "b": {"moves": 2, "seconds": 0.4, "depth_sum": 6, "nodes": 200,
+                                    "time_forfeit": True, "fault": ""}},
+    "attempt": 1,
+}
+
+
+def test_an_event_log_from_before_the_game_record_still_loads(tmp_path: Path) -> None:
+    path = tmp_path / "events.jsonl"
+    path.write_text(json.dumps({"event": "game_finished", "record": OLD_RECORD}) + "\n")
+    (old,) = finished_records(read_events(path))
+    assert (old.result, old.ending, old.plies) == ("1-0", Termination.TIME_FORFEIT, 2)
+    assert old.game.opening_plies == 3 and [m.long for m in old.game.moves] == \
+        ["9-13", "21-17", "5-9", "17-14", "10x17"]
+    assert old.tags["Date"] == "2026.11.20" and old.tags["GameId"] == "r1:a:b:o0:c0"
+    assert old.reason == "time forfeit (White (b) lost on time: 0.312 s with 0.100 s allowed)"
+    assert old.sides["b"].time_forfeit and old.seconds == 3.5
+    again = MatchGame.from_dict(json.loads(json.dumps(old.to_dict())))  # the new form round-trips
+    assert again.to_dict() == old.to_dict() and again.pdn == old.pdn
+
+
+def test_a_stored_game_whose_moves_do_not_replay_is_named() -> None:
+    d = record("x:c0").to_dict()
+    d["game"]["moves"] = ["9-13", "9-13"]
+    with pytest.raises(RecordError, match="game x:c0: its moves do not replay"):
+        MatchGame.from_dict(d)

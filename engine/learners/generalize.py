@@ -26,7 +26,7 @@ from typing import Any
 from engine import core
 from engine.board import Board
 from engine.evaluators import Evaluator
-from engine.game import play_game
+from engine.game import GameEnd, play_game
 from engine.learners import samuel_terms
 from engine.learners.generalize_state import (
     ACTIVE_TERMS,
@@ -46,6 +46,7 @@ from engine.limits import Limit
 from engine.move import Move
 from engine.runner import move_to_play
 from engine.search import Mode, Searcher
+from engine.termination import Termination
 from engine.types import BLACK, WHITE, Color
 
 STATE_VERSION = 1
@@ -306,7 +307,7 @@ class LearningGame:
     opening: str
     result: int
     """+1 Alpha won or was ahead, 0 even, -1 Beta."""
-    termination: str
+    termination: Termination
     plies: int
     moves: tuple[str, ...]
     adopted: bool
@@ -319,21 +320,33 @@ class LearningGame:
     coefficients: dict[str, int]
     """Alpha's polynomial after the game (and after any penalty)."""
     correlations: dict[str, float]
+    detail: str = ""
+    """More about the ending (``stopped after 60 moves, judged on material``), or empty."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"game": self.game, "alpha_color": self.alpha_color, "opening": self.opening,
-                "result": self.result, "termination": self.termination, "plies": self.plies,
+                "result": self.result, "termination": self.termination.value, "detail": self.detail,
+                "plies": self.plies,
                 "moves": list(self.moves), "adopted": self.adopted, "penalized": self.penalized,
                 "corrections": self.corrections, "replaced": [list(r) for r in self.replaced],
                 "coefficients": dict(self.coefficients), "correlations": dict(self.correlations)}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> LearningGame:
-        return cls(int(d["game"]), str(d["alpha_color"]), str(d["opening"]), int(d["result"]),
-                   str(d["termination"]), int(d["plies"]), tuple(d["moves"]), bool(d["adopted"]),
+        """A game ``to_dict`` wrote, or one from before the vocabulary of endings, whose
+        ``termination`` was words (``threefold repetition``, ``stopped after ..., judged on material``)."""
+        words = str(d["termination"])
+        result = int(d["result"])
+        if "detail" in d:
+            termination, detail = Termination(words), str(d["detail"])
+        else:
+            termination = Termination.read(words, "1/2-1/2" if result == 0 else "1-0")
+            detail = "" if words == termination.label else words
+        return cls(int(d["game"]), str(d["alpha_color"]), str(d["opening"]), result,
+                   termination, int(d["plies"]), tuple(d["moves"]), bool(d["adopted"]),
                    d["penalized"], int(d["corrections"]), tuple((a, b) for a, b in d["replaced"]),
                    {str(k): int(v) for k, v in d["coefficients"].items()},
-                   {str(k): float(v) for k, v in d["correlations"].items()})
+                   {str(k): float(v) for k, v in d["correlations"].items()}, detail)
 
 
 @dataclass(frozen=True)
@@ -484,7 +497,7 @@ class SelfPlay:
         if config.initial_terms in ("first-series", "first-series-weights"):
             earlier = cls.start(config.first_series())
             for _ in range(FIRST_SERIES_GAMES):
-                rec = earlier.play_game()
+                rec = earlier.play_learning_game()
                 if on_first_series_game is not None:
                     on_first_series_game(rec)
             keep = config.initial_terms == "first-series-weights"
@@ -553,7 +566,8 @@ class SelfPlay:
             self.openings = cycle
         return self.openings.pop(0)
 
-    def play_game(self, on_ply: Callable[[int, MoveLearning | None], None] | None = None) -> LearningGame:
+    def play_learning_game(self, on_ply: Callable[[int, MoveLearning | None], None] | None = None
+                           ) -> LearningGame:
         """Play one game Alpha against Beta, learn, referee; returns its record.
 
         Alpha takes White in odd-numbered games and Black in even ones ("Alpha was assigned Black and
@@ -592,32 +606,36 @@ class SelfPlay:
             learned[0] = None
             return move_to_play(b, s_beta.search(b, limit))
 
-        def judged_on_material(b: Board) -> tuple[str, str]:
+        def judged_on_material(b: Board) -> GameEnd:
             mine, theirs = material(b.raw, alpha_color)
             ahead = sign(mine - theirs)
-            winner = alpha_color if ahead > 0 else (BLACK if alpha_color == WHITE else WHITE)
-            text = "1/2-1/2" if ahead == 0 else ("1-0" if winner == BLACK else "0-1")
-            return text, f"stopped after {cfg.game_plies} moves, judged on material"
+            detail = f"stopped after {cfg.game_plies} moves, judged on material"
+            if ahead == 0:
+                return GameEnd.draw(Termination.ADJUDICATED_DRAW, detail)
+            loser = beta_color if ahead > 0 else alpha_color
+            return GameEnd.loss_for(loser, Termination.ADJUDICATED_WIN, detail)
 
         beta_color: Color = BLACK if alpha_color == WHITE else WHITE
         game = play_game(board, {alpha_color: alpha_move, beta_color: beta_move},
                          max_plies=cfg.game_plies - board.ply, at_cap=judged_on_material,
                          on_move=(lambda b, _m: on_ply(b.ply, learned[0])) if on_ply is not None else None)
         result = 0 if game.winner is None else (1 if game.winner == alpha_color else -1)
-        termination = game.termination
         adopt, penalize = self.referee.record(result)
         penalized = alpha.penalize() if penalize else None
         if adopt:
             self.beta = alpha.coefficients()
         record = LearningGame(
             game=number, alpha_color="black" if alpha_color == BLACK else "white", opening=opening,
-            result=result, termination=termination, plies=board.ply,
+            result=result, termination=game.termination, detail=game.detail, plies=board.ply,
             moves=tuple(m.long for m in board.move_stack), adopted=adopt, penalized=penalized,
             corrections=corrections, replaced=tuple(replaced), coefficients=alpha.coefficients(),
             correlations=self.alpha.correlations(),
         )
         self.history.append(record)
         return record
+
+    play_game = play_learning_game
+    """The name ``samuel learn generalize`` still calls (to go once it calls ``play_learning_game``)."""
 
     def alpha_evaluator(self, name: str = "samuel-alpha") -> Evaluator:
         ev = samuel_terms.polynomial(self.alpha.coefficients(), name=name, padv=padv_weight(self.alpha.rules))

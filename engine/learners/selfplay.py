@@ -8,8 +8,8 @@ Game ``i`` (0-based) of a run depends on nothing but the settings and ``i``:
 * from there one engine (``evaluator``, a fresh transposition table every game) picks every move
   of both sides within a fixed budget (``nodes`` or ``depth``), so the same settings replay the
   same game on any process and in any order;
-* the project's rules end it (``engine.game.rule_ending``: no move loses, threefold repetition
-  and the 40-move rule draw); a game that reaches ``max_plies`` is a draw; and from ply
+* ``engine.game.play_game`` plays it under the project's rules (no move loses, threefold
+  repetition and the 40-move rule draw); a game that reaches ``max_plies`` is a draw; and from ply
   ``adjudicate_from`` on, a side that has held a lead of ``adjudicate_lead`` pieces or more, with
   at least as many kings as the other side, for ``adjudicate_hold`` plies in a row is given the
   win (the ending is a matter of technique, and the positions of a long won ending would only
@@ -18,12 +18,12 @@ Game ``i`` (0-based) of a run depends on nothing but the settings and ``i``:
 The file (``write``/``generate``) is plain PDN, one game after another separated by a blank line,
 every game from the standard start position (ballot and random plies included) with the tags
 ``Event`` (``samuel selfplay``), ``Round`` (``i + 1``), ``Black``/``White`` (the evaluator),
-``Result``, ``Termination``, ``Opening`` (the ballot) and ``Generator`` (the settings, which a
-resumed run must match).  Games are appended as they finish, one ``write`` and flush each, so a
-run that is killed loses only the games being played; a rerun keeps every complete game, drops a
-torn last one, plays the missing numbers, and once all are there rewrites the file in ``Round``
-order (so a finished file is the same bytes for the same settings, whatever the number of jobs).
-About 1 kB a game.
+``Result``, ``Termination`` (``engine.termination``'s words), ``Opening`` (the ballot) and
+``Generator`` (the settings, which a resumed run must match).  Games are appended as they
+finish, one ``write`` and flush each, so a run that is killed loses only the games being played;
+a rerun keeps every complete game, drops a torn last one, plays the missing numbers, and once
+all are there rewrites the file in ``Round`` order (so a finished file is the same bytes for the
+same settings, whatever the number of jobs).  About 1 kB a game.
 """
 
 from __future__ import annotations
@@ -39,11 +39,12 @@ from pathlib import Path
 from engine.board import Board
 from engine.errors import SamuelError
 from engine.evaluators import by_name
-from engine.game import rule_ending
+from engine.game import GameEnd, GameRecord, MoveHook, play_game, rule_ending
 from engine.limits import Limit
-from engine.pdn import write_game
+from engine.move import Move
 from engine.search import Searcher
-from engine.types import BLACK, WHITE
+from engine.termination import Termination
+from engine.types import BLACK, WHITE, Color
 
 ProgressFn = Callable[[int, int], None]
 
@@ -116,9 +117,31 @@ def _searcher(settings: Settings) -> Searcher:
     return _searchers[key]
 
 
-def play(index: int, opening: str, settings: Settings) -> tuple[Board, str, str]:
-    """Game ``index`` from the ballot ``opening`` (move texts from the start): (board with every
-    move played, result, termination)."""
+class _LeadAdjudication(MoveHook):
+    """From ply ``adjudicate_from`` on, a side that has held a lead of ``adjudicate_lead`` pieces
+    (with no fewer kings) for ``adjudicate_hold`` plies in a row is given the game."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.side: Color | None = None
+        self.run = 0
+
+    def before_move(self, board: Board) -> GameEnd | None:
+        s = self.settings
+        if board.ply < s.adjudicate_from:
+            return None
+        side = leader(board, s.adjudicate_lead)
+        self.run = self.run + 1 if side is not None and side == self.side else (1 if side is not None else 0)
+        self.side = side
+        if side is None or self.run < s.adjudicate_hold:
+            return None
+        return GameEnd.loss_for(side ^ 1, Termination.ADJUDICATED_WIN,
+                                f"a lead of {s.adjudicate_lead}+ pieces for {self.run} plies")
+
+
+def play(index: int, opening: str, settings: Settings) -> GameRecord:
+    """Game ``index`` from the ballot ``opening`` (move texts from the start), played by
+    ``engine.game.play_game``; the ballot and the random plies are its opening plies."""
     rng = random.Random(f"samuel-selfplay:{settings.seed}:{index}")
     board = Board()
     board.push_many(opening.split())
@@ -130,36 +153,33 @@ def play(index: int, opening: str, settings: Settings) -> tuple[Board, str, str]
     searcher = _searcher(settings)
     searcher.new_game()
     limit = settings.limit()
-    run_side, run = None, 0
-    while True:
-        ending = rule_ending(board, max_plies=settings.max_plies)
-        if ending is not None:
-            return board, ending[0], ending[1]
-        if board.ply >= settings.adjudicate_from:
-            side = leader(board, settings.adjudicate_lead)
-            run = run + 1 if side is not None and side == run_side else (1 if side is not None else 0)
-            run_side = side
-            if side is not None and run >= settings.adjudicate_hold:
-                return board, ("1-0" if side == BLACK else "0-1"), \
-                    f"adjudicated: a lead of {settings.adjudicate_lead}+ pieces for {run} plies"
-        best = searcher.search(board, limit).best
+
+    def search(b: Board) -> Move:
+        best = searcher.search(b, limit).best
         if best is None:  # the core always gives a move when there is one
-            raise RuntimeError(f"no move from the search in {board.fen()}")
-        board.push(best)
+            raise RuntimeError(f"no move from the search in {b.fen()}")
+        return best
+
+    cap = settings.max_plies  # counted from the start, the ballot and random plies included
+
+    def capped(b: Board) -> GameEnd:
+        return GameEnd.draw(Termination.MOVE_CAP, f"{cap} plies")
+
+    return play_game(board, search, max_plies=max(0, cap - board.ply), at_cap=capped,
+                     hooks=[_LeadAdjudication(settings)])
 
 
-def game_text(index: int, label: str, board: Board, result: str, termination: str, settings: Settings) -> str:
+def game_text(index: int, label: str, game: GameRecord, settings: Settings) -> str:
     """Game ``index`` as PDN, ending in a blank line."""
     tags = {"Event": EVENT, "Round": str(index + 1), "Black": settings.evaluator, "White": settings.evaluator,
-            "Termination": termination, "Opening": label, "Generator": settings.tag()}
-    return write_game(board, tags, result=result) + "\n"
+            "Termination": "", "Opening": label, "Generator": settings.tag()}
+    return game.pdn(tags) + "\n"
 
 
 def play_text(index: int, openings: Sequence[tuple[str, str]], settings: Settings) -> tuple[int, str]:
     """(index, PDN text) of game ``index``; ``openings`` are (label, moves) pairs."""
     label, moves = openings[index % len(openings)]
-    board, result, termination = play(index, moves, settings)
-    return index, game_text(index, label, board, result, termination, settings)
+    return index, game_text(index, label, play(index, moves, settings), settings)
 
 
 # ---- the file ----
