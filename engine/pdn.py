@@ -13,7 +13,9 @@ game that reads is a game that was played legally.
   variations ``(...)`` (nested), NAGs ``$n``, ``!``/``?`` suffixes, lines
   starting with ``%``;
 * a result ``1-0`` (Black, the first player, won), ``0-1``, ``1/2-1/2`` or
-  ``*`` ends the game; a new tag section after movetext also starts a new game.
+  ``*`` ends the game; a new tag section after movetext also starts a new game;
+* a ``Termination`` tag is read into ``engine.termination.Termination``
+  (``PdnGame.termination``), in its words or the words older files wrote.
 
 Files are read a line at a time and games are yielded one by one, so a large
 file is never held in memory as boards.  Bytes are decoded as UTF-8, falling

@@ -14,7 +14,7 @@ from engine.board import Board
 from engine.errors import SamuelError
 from engine.limits import Limit
 from engine.move import Move
-from matches.record import Ending
+from engine.termination import Termination
 
 
 @dataclass(frozen=True)
@@ -31,9 +31,9 @@ class Played:
 class PlayerFault(Exception):
     """The engine crashed, stalled, played an illegal move or broke its protocol."""
 
-    def __init__(self, ending: Ending, message: str) -> None:
+    def __init__(self, ending: Termination, message: str) -> None:
         if not ending.is_fault:
-            raise ValueError(f"{ending} is not a fault")
+            raise ValueError(f"{ending.value} is not a fault")
         super().__init__(message)
         self.ending = ending
 
