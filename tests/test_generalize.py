@@ -14,6 +14,7 @@ from engine.learners import samuel_terms
 from engine.learners.generalize import (
     FIRST_SERIES_GAMES,
     Alpha,
+    LearningGame,
     SelfPlay,
     SelfPlayConfig,
     direct_evaluation,
@@ -25,6 +26,7 @@ from engine.learners.generalize import (
     ratio_changed,
 )
 from engine.learners.generalize_state import ACTIVE_TERMS, PolynomialState
+from engine.termination import Termination
 from samuel.cli import main as cli_main
 
 CFG = SelfPlayConfig(depth=2, seed=7)
@@ -212,6 +214,25 @@ def test_old_states_load_with_todays_readings() -> None:
         del state["config"][key]
     del state["first_series"]
     assert SelfPlay.from_dict(state).config == CFG
+
+
+@pytest.mark.parametrize(("words", "result", "termination", "detail"), [
+    ("threefold repetition", 0, Termination.REPETITION, ""),
+    ("no legal moves", -1, Termination.NO_MOVES, ""),
+    ("stopped after 60 moves, judged on material", 1, Termination.ADJUDICATED_WIN,
+     "stopped after 60 moves, judged on material"),
+    ("stopped after 60 moves, judged on material", 0, Termination.ADJUDICATED_DRAW,
+     "stopped after 60 moves, judged on material"),
+])
+def test_games_stored_before_the_vocabulary_of_endings_load(words: str, result: int, termination: Termination,
+                                                              detail: str) -> None:
+    state = json.loads(_run(CFG, games=1))
+    old = state["history"][0]
+    del old["detail"]  # states written before kept the ending as words only
+    old["termination"], old["result"] = words, result
+    game = SelfPlay.from_dict(state).history[0]
+    assert (game.termination, game.detail) == (termination, detail)
+    assert LearningGame.from_dict(game.to_dict()) == game
 
 
 def test_padv_scale_reaches_both_players_and_the_evaluator() -> None:
