@@ -19,12 +19,9 @@ if str(HERE.parent) not in sys.path:
 
 from csrc import cflags  # noqa: E402 -- needs the repository root on sys.path
 
-# Every csrc/*.c file (scripts/sanitize compiles them all by glob).
-SOURCES = [
-    "position.c", "movegen.c", "perft.c", "evaluate.c", "search.c", "samuel_terms.c", "rote.c",
-    "signature_tables.c", "tabulated.c", "phase_tables.c", "heuristic_eval.c",
-    "network_eval.c", "egdb.c", "piece_net.c", "piece_net_fast.c",
-]
+# Every C file in the folder is part of the core (scripts/sanitize compiles the same glob),
+# sorted so the build is the same on every machine.
+SOURCES = sorted(p.name for p in HERE.glob("*.c"))
 # The cdef-clean public headers, in order (ckr.h includes the same ones for C).
 HEADERS = [
     "ckr_api.h", "ckr_terms.h", "ckr_book.h", "ckr_rote.h", "ckr_network.h", "ckr_egdb.h", "ckr_piecenet.h",

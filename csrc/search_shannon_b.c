@@ -1,8 +1,6 @@
-/* search_shannon_b.h -- Shannon's type B strategy (CKR_MODE_SHANNON_B).
+/* search_shannon_b.c -- Shannon's type B strategy (CKR_MODE_SHANNON_B).
  *
- * Included by search.c right after the type A searcher (minimax), so it sees
- * struct ckr_engine and the static helpers there (enter_node, leaf_eval,
- * update_pv).  The rules and their sources are in docs/shannon-b.md; in short
+ * The rules and their sources are in docs/shannon-b.md; in short
  * (Shannon 1950, section 6, "Improvements in the strategy"):
  *
  *  (1) "Examine forceful variations out as far as possible and evaluate only
@@ -23,6 +21,7 @@
  * of the same selected tree, with fewer nodes); moves are tried in order of
  * h, which is also the order alpha-beta wants.  No transposition table and no
  * repetition rule, like the type A searcher. */
+#include "search.h"
 
 /* constants */
 
@@ -43,7 +42,6 @@
 /* prototypes */
 static int sb_threatened(const ckr_pos *p);
 static int sb_classify(ckr_engine *e, ckr_pos *p, ckr_move *moves, int *h, int n, int ply, int *all_offers);
-static int shannon_b(ckr_engine *e, ckr_pos *p, int alpha, int beta, int ply, int base);
 
 /* functions */
 
@@ -88,7 +86,7 @@ static int sb_classify(ckr_engine *e, ckr_pos *p, ckr_move *moves, int *h, int n
  * on, a capture is always followed (forced, and the position is not stable),
  * a stable position may stand on its static score, and only the forceful and
  * the few most plausible quiet moves are searched on, until the cap. */
-static int shannon_b(ckr_engine *e, ckr_pos *p, int alpha, int beta, int ply, int base)
+int search_shannon_b(ckr_engine *e, ckr_pos *p, int alpha, int beta, int ply, int base)
 {
     if (enter_node(e, ply))
         return 0;
@@ -144,7 +142,7 @@ static int shannon_b(ckr_engine *e, ckr_pos *p, int alpha, int beta, int ply, in
             continue;
         e->line[ply] = m;
         ckr_make(p, m);
-        int v = -shannon_b(e, p, -beta, -alpha, ply + 1, base);
+        int v = -search_shannon_b(e, p, -beta, -alpha, ply + 1, base);
         ckr_unmake(p, m);
         if (e->aborted)
             return 0;
