@@ -109,12 +109,12 @@ class MoveReply:
     """A move source's answer: the move, and what a hook may want to know about how it came."""
 
     move: Move
-    seconds: float = 0.0
-    """Time the source took."""
     score: float | None = None
     """The source's own score for the position, from the mover's side (in men), when it gave one."""
     depth: int | None = None
     nodes: int | None = None
+    seconds: float = 0.0
+    """Time the source took (its owner measures it)."""
 
 
 class MoveHook:

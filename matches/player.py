@@ -8,24 +8,16 @@ the referee can score the game and the pool can restart the engine.
 from __future__ import annotations
 
 import abc
-from dataclasses import dataclass
 
 from engine.board import Board
 from engine.errors import SamuelError
+from engine.game import MoveReply
 from engine.limits import Limit
-from engine.move import Move
 from engine.termination import Termination
 
-
-@dataclass(frozen=True)
-class Played:
-    """A player's move and what it said about it."""
-
-    move: Move
-    score: float | None = None
-    """The engine's evaluation in men, from the mover's side (None when it gave none)."""
-    depth: int | None = None
-    nodes: int | None = None
+Played = MoveReply
+"""A player's move and what it said about it (score in men from the mover's side, depth, nodes):
+the answer ``engine.game.GameLoop`` takes, the referee adding the time it took."""
 
 
 class PlayerFault(Exception):

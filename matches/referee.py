@@ -300,8 +300,7 @@ async def play_match_game(spec: GameSpec, black: Player, white: Player, rules: G
             sides[names[colour]].fault = exc.ending.value
             loop.end(_fault(colour, names[colour], exc))
             break
-        loop.reply(MoveReply(played.move, seconds=time.monotonic() - t0, score=played.score,
-                             depth=played.depth, nodes=played.nodes))
+        loop.reply(replace(played, seconds=time.monotonic() - t0))
 
     game = loop.record
     assert game is not None
