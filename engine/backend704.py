@@ -34,13 +34,13 @@ from collections.abc import Callable
 
 from engine import core, timeman
 from engine.board import Board
-from engine.errors import GameOverError, OptionError
+from engine.errors import GameOverError
 from engine.evaluators import MATERIAL, Evaluator
 from engine.limits import Limit
 from engine.move import Move
+from engine.options import EVALUATORS_704, PACES, TABLE, Evaluator704Error, check_evaluator_704
 from engine.program704 import (
     CYCLE_SECONDS,
-    EVALUATION,
     SLICE_CYCLES,
     Program704,
     Program704Error,
@@ -49,31 +49,20 @@ from engine.program704 import (
     plies_to_end,
     warm_up,
 )
-from engine.search import Mode, Score, SearchInfo, SearchResult
+from engine.search import Mode, RoteSource, Score, SearchInfo, SearchResult
 
-PACES = ("emulator", "704")
 CENTI_MEN_PER_POINT = 100 / 64
 """The program's score counts 64 a man (32 x PADV, a man 2); reports are in hundredths of a man."""
 CLOCK_STEP = 0.02
 """At pace 704, the longest the clock and the stop flags go unseen (seconds): a hold sleeps no longer."""
 PACE_SLICE_CYCLES = 2000
 """Cycles a slice at pace 704 (24 ms of 704 time, a fraction of a millisecond here)."""
-EVALUATORS = ("default",)
-"""The evaluator names the 704 backend plays: ``default``, the program's own (EVALUATION)."""
-
 __all__ = ["EVALUATORS", "PACES", "Evaluator704Error", "Searcher704", "check_evaluator", "warm_up"]
 
-
-class Evaluator704Error(OptionError):
-    """An evaluator the 704 program does not play (it has its own, fixed in its assembly)."""
-
-
-def check_evaluator(name: str) -> None:
-    """Evaluator704Error unless the 704 backend really plays the evaluator ``name``."""
-    if name.strip().lower() not in EVALUATORS:
-        raise Evaluator704Error(
-            f"the 704 backend cannot play evaluator {name!r}: the 704 program evaluates by {EVALUATION}; "
-            f"use evaluator {' or '.join(EVALUATORS)} (its own) with backend 704, or backend modern")
+EVALUATORS = EVALUATORS_704
+"""The evaluator names the 704 backend plays (the option table's)."""
+check_evaluator = check_evaluator_704
+"""Evaluator704Error unless the 704 backend really plays the evaluator named (the option table's check)."""
 
 
 def _score(value: int) -> Score:
@@ -105,8 +94,7 @@ class Searcher704:
     def __init__(self, *, pace: str = "emulator", max_depth: int = 30, deck: str | None = None,
                  clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], object] | None = None) -> None:
-        if pace not in PACES:
-            raise ValueError(f"pace must be one of {', '.join(PACES)}, not {pace!r}")
+        pace = str(TABLE["pace"].parse(pace))  # OptionValueError naming the option and its values
         self.program = Program704(deck)
         self.pace = pace
         self.max_depth = min(max_depth, self.program.max_depth)
@@ -122,7 +110,8 @@ class Searcher704:
         """The stop flag ``stop`` sets: the running search's, or the armed one's."""
         self.hash_mb = 0
         """The program keeps no table: its memory is the 704's 32K words."""
-        self.rote = None
+        self.rote: RoteSource | None = None
+        """The program has no rote memory (the interface's)."""
 
     # -- the Searcher interface the sessions use ----------------------------------------------
 

@@ -17,11 +17,24 @@ from typing import TYPE_CHECKING, Protocol
 
 from engine import core, timeman
 from engine.board import Board
-from engine.errors import GameOverError, OptionError
+from engine.errors import GameOverError
 from engine.evaluators import DEFAULT, Evaluator
 from engine.limits import Limit
 from engine.move import Move
 from engine.opening_book import BookMove, OpeningBook
+from engine.options import CONTEMPT_LIMIT, HASH_DEFAULT_MB, TABLE
+
+__all__ = [
+    "CONTEMPT_LIMIT",
+    "DEFAULT_CONTEMPT",
+    "EngineSearcher",
+    "Mode",
+    "RoteSource",
+    "Score",
+    "SearchInfo",
+    "SearchResult",
+    "Searcher",
+]
 
 log = logging.getLogger(__name__)
 
@@ -43,15 +56,10 @@ class Mode(enum.Enum):
 
     @classmethod
     def parse(cls, text: str) -> Mode:
-        key = text.strip().lower().replace("-", "_")
-        aliases = {"pvs": cls.PVS, "modern": cls.PVS, "samuel": cls.SAMUEL, "samuel1959": cls.SAMUEL,
-                   "shannon_a": cls.SHANNON_A, "type_a": cls.SHANNON_A, "minimax": cls.SHANNON_A,
-                   "fogel": cls.FOGEL, "chellapilla": cls.FOGEL,
-                   "shannon_b": cls.SHANNON_B, "type_b": cls.SHANNON_B}
-        if key not in aliases:
-            raise OptionError(f"unknown search mode {text!r}; "
-                              f"choose from {', '.join(m.text for m in cls)}")
-        return aliases[key]
+        """The mode a name (or another spelling the option table knows) gives; OptionError naming
+        the mode option and its values otherwise."""
+        name = str(TABLE["mode"].parse(text))
+        return cls[name.upper().replace("-", "_")]
 
 
 @dataclass(frozen=True)
@@ -169,21 +177,52 @@ class RoteSource(Protocol):
         ...
 
 
-DEFAULT_CONTEMPT = 0
-"""Centi-men a draw costs the root's side by default (``Searcher(contempt=)``)."""
-CONTEMPT_LIMIT = 100
-"""The largest contempt either way: a man."""
+DEFAULT_CONTEMPT: int = int(TABLE["contempt"].default)
+"""Centi-men a draw costs the root's side by default (``Searcher(contempt=)``): the option table's."""
+
+
+class EngineSearcher(Protocol):
+    """What the front ends use of a searcher, whichever backend: ``Searcher`` (the modern core)
+    and ``engine.backend704.Searcher704`` both are one.  ``engine.options.build_searcher`` makes one."""
+
+    backend: str
+    """``modern`` or ``704`` (the ``backend`` option)."""
+    mode: Mode
+    rote: RoteSource | None
+
+    @property
+    def evaluator(self) -> Evaluator: ...
+
+    @property
+    def hash_mb(self) -> int: ...
+
+    def set_evaluator(self, evaluator: Evaluator) -> None: ...
+
+    def set_hash(self, hash_mb: int) -> None: ...
+
+    def new_game(self) -> None: ...
+
+    def arm(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+    def close(self) -> None: ...
+
+    def search(self, board: Board, limit: Limit, *, on_info: Callable[[SearchInfo], None] | None = None,
+               stop: threading.Event | None = None, info_interval: float = 0.0) -> SearchResult: ...
 
 
 class Searcher:
     """A configured engine: evaluator, search mode and transposition table."""
+
+    backend = "modern"
 
     def __init__(
         self,
         evaluator: Evaluator = DEFAULT,
         *,
         mode: Mode = Mode.PVS,
-        hash_mb: int = 64,
+        hash_mb: int = HASH_DEFAULT_MB,
         samuel_breaks: tuple[int, int, int, int] = (4, 5, 11, 20),
         mtdf: bool = False,
         rote: RoteSource | None = None,
@@ -223,10 +262,7 @@ class Searcher:
 
     @contempt.setter
     def contempt(self, centi_men: int) -> None:
-        value = int(centi_men)
-        if not -CONTEMPT_LIMIT <= value <= CONTEMPT_LIMIT:
-            raise OptionError(f"contempt must be {-CONTEMPT_LIMIT}..{CONTEMPT_LIMIT} centi-men, got {value}")
-        self._contempt = value
+        self._contempt = int(TABLE["contempt"].parse(centi_men))  # the table's bounds and wording
 
     def set_evaluator(self, evaluator: Evaluator) -> None:
         self._evaluator = evaluator

@@ -40,12 +40,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeVar
 
-from engine import egdb, evaluators, opening_book
+from engine import evaluators, opening_book
 from engine.board import Board
 from engine.errors import GameOverError, SamuelError
 from engine.limits import Limit
+from engine.options import OptionValues, check_compatible, find, session_options
 from engine.runner import SearchRun
-from engine.search import CONTEMPT_LIMIT, DEFAULT_CONTEMPT, Mode, Searcher
+from engine.search import EngineSearcher
+from engine.searchers import build_searcher
 from engine.types import BLACK, WHITE
 from matches.player import Played, Player, PlayerFault
 from matches.record import Ending
@@ -80,10 +82,9 @@ except ModuleNotFoundError:  # Python 3.10
 T = TypeVar("T")
 
 PROTOCOLS: tuple[str, ...] = ("inproc", "hub", "cb", "dxp")
-INPROC_OPTIONS: tuple[str, ...] = ("evaluator", "mode", "hash", "backend", "egdb", "book", "book-variety",
-                                   "contempt")
-"""The options an in-process engine takes (``weights=`` sets ``evaluator`` to a file)."""
-DEFAULT_HASH_MB = 16
+INPROC_OPTIONS: tuple[str, ...] = tuple(o.name for o in session_options())
+"""The options an in-process engine takes (the option table's; ``weights=`` sets ``evaluator`` to a
+file)."""
 DEFAULT_PORTS: dict[str, int] = {"dxp": 27531, "cb": 27532}
 """What ``samuel serve`` listens on, used when ``host=`` comes without ``port=``."""
 
@@ -100,9 +101,23 @@ CLIENT_GRACE = 1e6
 
 _TIME_KEYS = ("st", "tc", "depth", "nodes", "timemargin")
 _KEYS = (
-    "name", "proto", "cmd", "arg", "dir", "host", "port", "tcp", "option.NAME", "eval", "evaluator",
-    "mode", "hash", "backend", "egdb", "book", "book-variety", "contempt", "weights", "frame", *_TIME_KEYS,
+    "name", "proto", "cmd", "arg", "dir", "host", "port", "tcp", "option.NAME",
+    *(a for o in session_options() for a in (*o.aliases, o.name)), "weights", "frame", *_TIME_KEYS,
 )
+_OPTION_KEYS = frozenset(a for o in session_options() for a in (*o.aliases, o.name))
+
+
+def _is_a_file(kind: str, text: str) -> bool:
+    """Whether an option's value names a file or folder (made absolute against the spec's folder):
+    an evaluator .json file, a book file, an endgame database folder; not a name such as ``auto``."""
+    low = text.lower()
+    if kind == "evaluator":
+        return low.endswith(".json")
+    if kind == "book":
+        return low not in opening_book.NONE_NAMES and low not in opening_book.DEFAULT_NAMES
+    if kind == "egdb":
+        return low not in ("auto", "none", "off")
+    return False
 
 
 # ---------------------------------------------------------------------------
@@ -243,24 +258,10 @@ class _Draft:
             if not sep or not host:
                 raise self.fail(f"tcp= needs HOST:PORT, got {value!r}")
             self.host, self.port = host.strip("[]"), self._port(port)
-        elif low in ("eval", "evaluator"):
-            ev = self.text(k, value).strip()
-            self.options["evaluator"] = self.path(ev) if ev.endswith(".json") else ev
-        elif low in ("mode", "hash", "book-variety", "contempt"):
-            self.options[low] = self.text(k, value).strip()
-        elif low == "egdb":
-            where = self.text(k, value).strip()
-            self.options["egdb"] = where if where.lower() in ("auto", "none", "off") else self.path(where)
-        elif low == "book":
-            book = self.text(k, value).strip()
-            low_book = book.lower()
-            named = low_book in opening_book.NONE_NAMES or low_book in opening_book.DEFAULT_NAMES
-            self.options["book"] = opening_book.canonical(book) if named else self.path(book)
-        elif low == "backend":
-            backend = self.text(k, value).strip().lower()
-            if backend not in ("modern", "704"):
-                raise self.fail(f"backend= must be modern or 704, got {value!r}")
-            self.options["backend"] = backend
+        elif low in _OPTION_KEYS:  # an option of the table, checked by ``build``
+            option = find(low, per_session=True)
+            text = self.text(k, value).strip()
+            self.options[option.name] = self.path(text) if _is_a_file(option.kind, text) else text
         elif low == "weights":
             self.weights = self.path(self.text(k, value))
         elif low == "frame":
@@ -325,12 +326,10 @@ class _Draft:
                 raise self.fail(f"host={host} needs port= (or tcp=HOST:PORT)")
         tc = self.time_control()
         options = dict(self.options)
-        if options.get("backend") == "704":
-            from engine.backend704 import Evaluator704Error, check_evaluator
-
+        if options.get("backend", "").lower() == "704":  # refused by name, for every kind of engine
             try:
-                check_evaluator(options.get("evaluator", "default"))
-            except Evaluator704Error as exc:
+                check_compatible({"backend": "704", "evaluator": options.get("evaluator", "default")})
+            except SamuelError as exc:
                 raise self.fail(str(exc)) from None
         if proto == "inproc":
             options = self._inproc_options(cmd, host)
@@ -365,51 +364,13 @@ class _Draft:
             if "evaluator" in options:
                 raise self.fail("give eval= or weights=, not both")
             options["evaluator"] = self.weights
-        ev = options.setdefault("evaluator", "default")
-        try:
-            evaluators.by_name(ev)
+        try:  # the option table checks every value, and that the backend plays the evaluator
+            values = OptionValues(options)
         except SamuelError as exc:
             raise self.fail(str(exc)) from None
-        if "mode" in options:
-            try:
-                options["mode"] = Mode.parse(options["mode"]).text
-            except SamuelError as exc:
-                raise self.fail(str(exc)) from None
-        if "hash" in options:
-            try:
-                mb = int(options["hash"])
-            except ValueError:
-                raise self.fail(f"hash={options['hash']!r} is not a number of MB") from None
-            if not 1 <= mb <= 4096:
-                raise self.fail(f"hash={mb} is out of range (1..4096 MB)")
-            options["hash"] = str(mb)
-        if "egdb" in options:
-            try:
-                egdb.resolve(options["egdb"])  # a bad directory is named now, not at the first game
-            except SamuelError as exc:
-                raise self.fail(str(exc)) from None
-        if "book" in options:
-            try:
-                opening_book.load(options["book"])
-            except SamuelError as exc:
-                raise self.fail(str(exc)) from None
-        if "book-variety" in options:
-            try:
-                variety = int(options["book-variety"])
-            except ValueError:
-                raise self.fail(f"book-variety={options['book-variety']!r} is not a whole number") from None
-            if not 0 <= variety <= opening_book.MAX_VARIETY:
-                raise self.fail(f"book-variety={variety} is out of range (0..{opening_book.MAX_VARIETY})")
-            options["book-variety"] = str(variety)
-        if "contempt" in options:
-            try:
-                contempt = int(options["contempt"])
-            except ValueError:
-                raise self.fail(f"contempt={options['contempt']!r} is not a whole number") from None
-            if not -CONTEMPT_LIMIT <= contempt <= CONTEMPT_LIMIT:
-                raise self.fail(f"contempt={contempt} is out of range ({-CONTEMPT_LIMIT}..{CONTEMPT_LIMIT})")
-            options["contempt"] = str(contempt)
-        return options
+        # The spec travels as text (JSON, pickles): each value in its canonical text.
+        return {o.name: o.text(values[o.name]) for o in session_options()
+                if o.name in options or o.name == "evaluator"}
 
     @staticmethod
     def _default_name(proto: str, cmd: tuple[str, ...], host: str | None, port: int | None,
@@ -526,7 +487,7 @@ class InProcessPlayer(Player):
         self.spec = spec
         self.tc = tc
         """The time control this engine plays under (its own over the tournament's)."""
-        self._searcher: Searcher | None = None
+        self._searcher: EngineSearcher | None = None
         self._executor: ThreadPoolExecutor | None = None
         self._run: SearchRun | None = None
         """The last search started (it may still run after a timed-out or cancelled play)."""
@@ -537,7 +498,7 @@ class InProcessPlayer(Player):
         return f"engine {self.name!r} ({self.spec.describe()})"
 
     @property
-    def searcher(self) -> Searcher | None:
+    def searcher(self) -> EngineSearcher | None:
         return self._searcher
 
     @property
@@ -548,28 +509,15 @@ class InProcessPlayer(Player):
         if self._searcher is not None and self._alive:
             return
         self._shutdown()
-        options = dict(self.spec.options)
         try:
-            if options.get("backend", "modern") == "704":
-                from engine.backend704 import Searcher704  # the emulated 704, only when asked for
-
-                self._searcher = Searcher704()  # type: ignore[assignment]
-            else:
-                evaluator = evaluators.by_name(options.get("evaluator", "default"))
-                mode = Mode.parse(options.get("mode", "pvs"))
-                self._searcher = Searcher(evaluator, mode=mode,
-                                          hash_mb=int(options.get("hash", DEFAULT_HASH_MB)),
-                                          egdb=egdb.resolve(options.get("egdb", "auto")),
-                                          book=opening_book.load(options.get("book", "none")),
-                                          book_variety=int(options.get("book-variety", 0)),
-                                          contempt=int(options.get("contempt", DEFAULT_CONTEMPT)))
+            self._searcher = build_searcher(OptionValues(self.spec.options))
         except (SamuelError, ValueError, OSError, MemoryError) as exc:
             self._alive = False
             raise PlayerFault(Ending.CRASH, f"{self.who} cannot start: {exc}") from None
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"samuel-{self.name}")
         self._alive = True
 
-    def _running(self) -> tuple[Searcher, ThreadPoolExecutor]:
+    def _running(self) -> tuple[EngineSearcher, ThreadPoolExecutor]:
         if not self._alive or self._searcher is None or self._executor is None:
             raise PlayerFault(Ending.CRASH, f"{self.who} is not running")
         return self._searcher, self._executor

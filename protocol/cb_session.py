@@ -13,10 +13,11 @@ import contextlib
 import logging
 import os
 
-from engine import egdb, timeman
+from engine import egdb, evaluators, timeman
 from engine.board import Board, Termination
 from engine.errors import SamuelError
 from engine.limits import Limit
+from engine.options import find
 from engine.search import Score, SearchInfo
 from engine.types import BLACK
 from protocol import cb_grammar as g
@@ -25,7 +26,6 @@ from protocol.errors import LineTooLongError, ProtocolError
 from protocol.framing import decode_text, read_frame
 from protocol.idle_clock import IdleClock
 from protocol.log_limit import LogLimiter
-from protocol.options import SPECS
 from protocol.session import EngineSession, SearchBusyError
 
 log = logging.getLogger(__name__)
@@ -97,7 +97,7 @@ class CbSession:
         self.search_task: asyncio.Task[None] | None = None
         self.search_ends: float | None = None
         """Loop time by which the running getmove's search must end (None: open-ended)."""
-        book = self.engine.options.get("book")
+        book = self.engine.options.text("book")
         self._book_file = book if book != "none" else "default"
         """The book ``set book 1..3`` turns back on (``set bookfile`` names it)."""
 
@@ -188,18 +188,18 @@ class CbSession:
         """The About box: what really plays (the backend decides which of the options count)."""
         o = self.engine.options
         head = f"{name}\nEnglish checkers engine after Arthur L. Samuel's 1959 program.\n"
-        if o.get("backend") == "704":
+        if o.text("backend") == "704":
             return head + ("backend 704: Samuel's program in 704 assembly on the emulated IBM 704, "
                            "its own search and scoring (no opening book, table or endgame database)")
         try:
-            db = egdb.survey(o.get("egdb"))
+            db = egdb.survey(o.text("egdb"))
         except (SamuelError, OSError):
             db = None
         database = db.describe() if db is not None else "no endgame database"
         return head + (
-            f"backend modern: evaluator {o.get('evaluator')}, search {o.get('mode')}, "
+            f"backend modern: evaluator {o.text('evaluator')}, search {o.text('mode')}, "
             f"hash {self.engine.hash_mb} MB\n"
-            f"opening book {o.get('book')} (variety {o.get('book-variety')}), {database}"
+            f"opening book {o.text('book')} (variety {o.text('book-variety')}), {database}"
         )
 
     def movelist(self, fen: str) -> str:
@@ -216,7 +216,7 @@ class CbSession:
 
     def static_evaluation(self, fen: str) -> str:
         board = Board(fen)
-        evaluator = self.engine.options.evaluator
+        evaluator = evaluators.by_name(self.engine.options.text("evaluator"))
         score = evaluator.evaluate(board)
         side = "Black" if board.turn == BLACK else "White"
         return f"static evaluation {score / 100:+.2f} for {side} (to move), evaluator {evaluator.name}"
@@ -239,8 +239,8 @@ class CbSession:
             return self._get_database(name)
         if name == "cpus":
             return 1, str(os.cpu_count() or 1)
-        if name in SPECS:
-            return 1, o.get(name)
+        if _is_session_option(name):
+            return 1, o.text(name)
         return 0, "?"
 
     def set(self, name: str, value: str) -> tuple[int, str]:
@@ -249,13 +249,13 @@ class CbSession:
                 return 1, str(g.GT_ENGLISH)
             return 0, f"samuel plays English checkers only (gametype {g.GT_ENGLISH}), not {value}"
         if name in ("hashsize", "hash"):
-            return self._set_option("hash", value, f"hashsize stays {self.engine.options.get('hash')} MB")
+            return self._set_option("hash", value, f"hashsize stays {self.engine.options.text('hash')} MB")
         if name == "book":  # CheckerBoard's 0..3, not the option's file name (that is bookfile)
             return self._set_cb_book(value)
         if name == "bookfile":
             return self._set_bookfile(value)
-        if name in SPECS:
-            return self._set_option(name, value, f"{name} stays {self.engine.options.get(name)}")
+        if _is_session_option(name):
+            return self._set_option(name, value, f"{name} stays {self.engine.options.text(name)}")
         if name == "searchthreads":
             if value.strip() == "1":
                 return 1, "1"
@@ -270,7 +270,7 @@ class CbSession:
             return 1, "samuel keeps distances to conversion beside its win/loss/draw tables: no MTC directory"
         if name in ("dbpath", "enable_wld"):
             setting = value.strip() if name == "dbpath" else "auto" if value.strip() == "1" else "none"
-            return self._set_option("egdb", setting, f"egdb stays {self.engine.options.get('egdb')}")
+            return self._set_option("egdb", setting, f"egdb stays {self.engine.options.text('egdb')}")
         if name in ("max_dbpieces", "dbmbytes"):
             return 0, f"samuel probes every table it holds, in memory: {name} not used"
         if name in _NO_DATABASE:
@@ -281,7 +281,7 @@ class CbSession:
 
     def _get_database(self, name: str) -> tuple[int, str]:
         # From the file names alone: this runs on the event loop, and loading waits for a search.
-        setting = self.engine.options.get("egdb")
+        setting = self.engine.options.text("egdb")
         try:
             db = egdb.survey(setting)
         except (SamuelError, OSError) as exc:
@@ -296,22 +296,18 @@ class CbSession:
         return 1, str(db.nbytes >> 20 if db is not None else 0)
 
     def _set_option(self, name: str, value: str, kept: str) -> tuple[int, str]:
-        token = value.strip() if name == "egdb" else value.split()[0] if value.split() else value
-        if SPECS[name].kind == "int":
-            try:
-                int(token)
-            except ValueError:
-                raise ProtocolError(f"set {name}: {value!r} is not a whole number") from None
+        option = find(name, per_session=True)
+        token = value.strip() if option.kind == "egdb" else value.split()[0] if value.split() else value
         try:
             canonical = self.engine.set_option(name, token)
         except (SamuelError, SearchBusyError) as exc:
             return 0, f"{kept}: {exc}"
-        return 1, canonical
+        return 1, option.text(canonical)
 
     def cb_book(self) -> int:
         """The book option and its variety as CheckerBoard's book setting."""
         o = self.engine.options
-        if o.get("book") == "none":
+        if o.text("book") == "none":
             return CB_BOOK_NONE
         variety = o.book_variety
         if variety <= CB_BOOK_VARIETY[CB_BOOK_BEST_MOVES]:
@@ -331,7 +327,7 @@ class CbSession:
                 self.engine.set_option("book", "none")
             elif level in CB_BOOK_VARIETY:
                 self.engine.set_option("book", self._book_file)
-                self.engine.set_option("book-variety", str(CB_BOOK_VARIETY[level]))
+                self.engine.set_option("book-variety", CB_BOOK_VARIETY[level])
             else:
                 return 0, f"{kept}: {level} is not 0..3"
         except (SamuelError, SearchBusyError) as exc:
@@ -344,8 +340,8 @@ class CbSession:
         except (SamuelError, SearchBusyError) as exc:
             return 0, f"bookfile stays {self._book_file}: {exc}"
         if canonical != "none":
-            self._book_file = canonical
-        return 1, canonical
+            self._book_file = str(canonical)
+        return 1, str(canonical)
 
     # ---- getmove ----
 
@@ -530,3 +526,12 @@ async def run_cb(reader: asyncio.StreamReader, writer: Writer, settings: ServerS
         idle.stop()
         out.bad_input.close()
         await state.close()
+
+
+def _is_session_option(name: str) -> bool:
+    """Whether ``name`` is an option of the table a session may set (cb ``get``/``set`` it by name)."""
+    try:
+        find(name, per_session=True)
+    except SamuelError:
+        return False
+    return True

@@ -19,7 +19,7 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +27,7 @@ from engine import evaluators
 from engine.board import Board
 from engine.errors import SamuelError
 from engine.limits import Limit
+from engine.options import OptionValue
 from engine.search import SearchInfo
 from protocol import host_wire
 from protocol.local_engine import SessionDefaults
@@ -385,7 +386,7 @@ class RemoteEngine:
         self.sid = next(_SIDS)
         self._host: _Host | None = None
         self._search_rid: int | None = None
-        self.on_hash_restored: Callable[[str], None] | None = None
+        self.on_hash_restored: Callable[[int], None] | None = None
         """Called with the hash option's value when the host had to keep the old table."""
 
     async def _bound(self) -> _Host:
@@ -412,14 +413,15 @@ class RemoteEngine:
         return rid, future
 
     async def search(self, board: Board, limit: Limit, on_info: Callable[[SearchInfo], None] | None,
-                     info_interval: float, use_book: bool, values: dict[str, str]) -> asyncio.Future[Reply]:
+                     info_interval: float, use_book: bool,
+                     values: Mapping[str, OptionValue]) -> asyncio.Future[Reply]:
         """Send the search; the returned future settles with its Reply (or error)."""
         rid, future = await self._request(
             ("search", board, limit, info_interval, use_book, dict(values), on_info is not None), on_info)
         self._search_rid = rid
         return future
 
-    async def prepare(self, values: dict[str, str]) -> int | None:
+    async def prepare(self, values: Mapping[str, OptionValue]) -> int | None:
         _, future = await self._request(("prepare", dict(values)))
         return (await future).table_mb
 
@@ -449,6 +451,6 @@ class RemoteEngine:
             host.sessions.discard(self.sid)
             self._host = None
 
-    def failed(self, hash_value: str | None) -> None:
+    def failed(self, hash_value: int | None) -> None:
         if hash_value is not None and self.on_hash_restored is not None:
             self.on_hash_restored(hash_value)

@@ -16,6 +16,7 @@ import logging
 from engine.board import Board
 from engine.errors import SamuelError
 from engine.limits import Limit
+from engine.options import session_options
 from engine.runner import move_to_play
 from engine.search import SearchInfo, SearchResult
 from protocol import hub_grammar as g
@@ -25,7 +26,7 @@ from protocol.framing import decode_text, read_frame
 from protocol.guard import is_socket
 from protocol.idle_clock import IdleClock
 from protocol.log_limit import LogLimiter
-from protocol.options import ENGINE_OPTIONS
+from protocol.options import hub_param_fields
 from protocol.session import EngineSession
 
 log = logging.getLogger(__name__)
@@ -197,20 +198,9 @@ class HubSession:
         self.send(g.format_line("param", [
             ("name", "variant"), ("value", "english"), ("type", "enum"), ("values", " ".join(VARIANTS)),
         ], always_quote=["values"]))
-        for spec in ENGINE_OPTIONS:
-            value = self.engine.options.get(spec.name)
-            args: list[tuple[str, object | None]] = [("name", spec.name), ("value", value)]
-            if spec.kind == "enum":
-                args += [("type", "enum"), ("values", " ".join(spec.allowed()))]
-            elif spec.kind == "int":
-                args.append(("type", "int"))
-                if spec.minimum is not None:
-                    args.append(("min", spec.minimum))
-                if spec.maximum is not None:
-                    args.append(("max", spec.maximum))
-            else:
-                args.append(("type", "string" if spec.kind == "book" else spec.kind))
-            self.send(g.format_line("param", args, always_quote=["values"]))
+        for option in session_options():  # the option table: every option a session may set
+            fields = hub_param_fields(option, self.engine.options[option.name])
+            self.send(g.format_line("param", fields, always_quote=["values"]))
         self.send(g.format_line("param", [
             ("name", "frame"), ("value", self.frame), ("type", "enum"), ("values", " ".join(g.HUB_FRAMES)),
         ], always_quote=["values"]))

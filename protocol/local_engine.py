@@ -18,16 +18,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from engine import egdb
 from engine.board import Board
 from engine.errors import OptionError, SamuelError
 from engine.learners.generalize_host import AlphaStore, HostedAlpha
 from engine.learners.rote import RoteMemory, shared_memory
 from engine.limits import Limit
+from engine.options import OptionValue, OptionValues
 from engine.runner import SearchRun
-from engine.search import DEFAULT_CONTEMPT, Searcher, SearchInfo, SearchResult
+from engine.search import EngineSearcher, Searcher, SearchInfo, SearchResult
+from engine.searchers import apply_options, build_searcher
 from protocol.memory_budget import HashBudget
-from protocol.options import EngineOptions
 from protocol.search_priority import DEFAULT_PRIORITY, thread_nice
 
 if TYPE_CHECKING:
@@ -46,17 +46,9 @@ few milliseconds of its hard budget, before the deadline."""
 class SessionDefaults:
     """What a new session starts with (the server's command-line choices)."""
 
-    evaluator: str = "default"
-    mode: str = "pvs"
-    hash_mb: int = 16
-    backend: str = "modern"
-    book: str = "none"
-    """The opening book: ``default`` (the shipped one), ``none`` or a file.  Off here, as in
-    ``Searcher``; the commands (``samuel serve``, ``hub``, ``cb``, ``dxp``) turn the shipped one on."""
-    book_variety: int = 0
-    contempt: int = DEFAULT_CONTEMPT
-    deck704: str = ""
-    """The deck backend=704 runs (empty: the program in the package)."""
+    options: OptionValues = field(default_factory=OptionValues)
+    """The engine options every session starts with (``engine.options``: the table's defaults,
+    or the server's command line).  Each session takes a copy of its own."""
     rote: str = ""
     """Samuel's rote memory: an SQLite file every session reads and adds its games to
     (set by the server operator; empty: off)."""
@@ -66,8 +58,6 @@ class SessionDefaults:
     """Samuel's Alpha: the name of a polynomial the engine plays with and adjusts after each of its
     moves, saved between games in ``alpha_dir`` (set by the server operator; empty: off)."""
     alpha_dir: str = "alpha"
-    egdb: str = "auto"
-    """The endgame database sessions start with: a directory, ``auto`` or ``none``."""
     search_processes: int = 0
     """Worker processes the server's searches run in (0: threads of the server's own process)."""
     search_priority: str = DEFAULT_PRIORITY
@@ -190,16 +180,17 @@ class LocalEngine:
     ``reserve(mb)``/``release()`` account for the table in a server-wide budget.
     """
 
-    def __init__(self, defaults: SessionDefaults, options: EngineOptions, *,
+    def __init__(self, defaults: SessionDefaults, options: OptionValues, *,
                  reserve: Callable[[int], None] | None = None,
                  release: Callable[[], None] | None = None) -> None:
         self.options = options
-        self.deck704 = defaults.deck704 or None
+        """The session's option values (the session's own object: what it sets, this reads)."""
         self._reserve = reserve or (lambda mb: None)
         self._release = release or (lambda: None)
-        self._searcher: Searcher | None = None
-        self._searcher_key: tuple[str, str, str, str, str] | None = None
-        self._start_mb = self._built_mb = defaults.hash_mb
+        self._searcher: EngineSearcher | None = None
+        self._applied: dict[str, OptionValue] | None = None
+        """The option values the searcher was last given."""
+        self._start_mb = self._built_mb = defaults.options.hash_mb
         """The session's first hash size, and the last one a table was built with."""
         self._config_lock = threading.Lock()
         """Held while the searcher is built, resized, cleared or freed (in worker threads)."""
@@ -222,7 +213,7 @@ class LocalEngine:
         s = self._searcher
         return s.table_mb if isinstance(s, Searcher) else None
 
-    def searcher(self) -> Searcher:
+    def searcher(self) -> EngineSearcher:
         """The searcher for the current options, built or resized now (blocking: not on the loop).
 
         Raises HashBudgetError when the budget cannot hold the table and
@@ -233,59 +224,48 @@ class LocalEngine:
             if self._closed:
                 raise SessionClosedError("the session is closed")
             o = self.options
-            key = (o.values["evaluator"], o.values["mode"], o.values["hash"], o.values["backend"], o.egdb)
             want = o.hash_mb
-            if self._searcher is not None and self._searcher_key is not None and \
-                    key[3] != self._searcher_key[3]:  # another backend: a new searcher
+            if self._searcher is not None and self._searcher.backend != o.backend:  # a new searcher
                 self._searcher.close()
                 self._searcher = None
                 self._release()
-            if self._searcher is None and o.values["backend"] == "704":
-                from engine.backend704 import Searcher704  # the emulator, only when asked for
-
-                if self.alpha is not None:
-                    raise OptionError("backend 704 plays its own evaluation, so it cannot play as "
-                                      f"Samuel's Alpha ({self.alpha.store.name}, set by the server); "
-                                      "use backend modern")
-
-                self._searcher = Searcher704(deck=self.deck704)  # type: ignore[assignment]
-                self._clear_pending = False
-            elif self._searcher is None:
-                try:
-                    self._reserve(want)
-                except SamuelError:
-                    self._refused(want)
-                    raise
-                try:
-                    self._searcher = Searcher(o.evaluator, mode=o.mode, hash_mb=want, rote=self.rote)
-                except MemoryError:
-                    self._release()
-                    kept = self._refused(want)
-                    raise TableMemoryError(
-                        f"cannot allocate a {want} MB transposition table; hash stays {kept} MB") from None
-                self._clear_pending = False  # a new table is empty
-                self._built_mb = want
-            elif key != self._searcher_key and o.values["backend"] != "704":
-                s = self._searcher
-                s.set_evaluator(o.evaluator)
-                s.mode = o.mode
-                if s.hash_mb != want:
-                    self._resize(s, want)
+            if self._searcher is None:
+                self._searcher = self._build(o, want)
+            else:
+                if isinstance(self._searcher, Searcher) and self._searcher.hash_mb != want:
+                    self._resize(self._searcher, want)
+                apply_options(self._searcher, o, self._applied)
             searcher = self._searcher
-            assert searcher is not None  # built above when it was missing
-            if o.values["backend"] != "704":
-                db = egdb.resolve(o.egdb)  # "auto" finds a database built while the server runs
-                if db is not searcher.egdb:
-                    searcher.set_egdb(db)
-            if isinstance(searcher, Searcher):  # the 704 backend plays its own openings
-                searcher.book = o.book
-                searcher.book_variety = o.book_variety
-                searcher.contempt = o.contempt
+            self._applied = dict(o.current)
             if self._clear_pending:
                 searcher.new_game()
                 self._clear_pending = False
-            self._searcher_key = key
             return searcher
+
+    def _build(self, o: OptionValues, want: int) -> EngineSearcher:
+        """A new searcher for ``o``; the modern core's table reserved in the budget first."""
+        if o.backend == "704" and self.alpha is not None:
+            raise OptionError("backend 704 plays its own evaluation, so it cannot play as "
+                              f"Samuel's Alpha ({self.alpha.store.name}, set by the server); "
+                              "use backend modern")
+        modern = o.backend != "704"
+        if modern:
+            try:
+                self._reserve(want)
+            except SamuelError:
+                self._refused(want)
+                raise
+        try:
+            searcher = build_searcher(o, rote=self.rote)
+        except MemoryError:
+            self._release()
+            kept = self._refused(want)
+            raise TableMemoryError(
+                f"cannot allocate a {want} MB transposition table; hash stays {kept} MB") from None
+        self._clear_pending = False  # a new table is empty
+        if modern:
+            self._built_mb = want
+        return searcher
 
     def _refused(self, want: int) -> int:
         """The first table could not be had: put the option back to the last size that was built
@@ -293,7 +273,7 @@ class LocalEngine:
         kept = self._built_mb
         if kept == want:  # the size that worked before fails now: the start size, if smaller
             kept = min(kept, self._start_mb)
-        self.options.set("hash", str(kept))
+        self.options.restore("hash", kept)
         return kept
 
     def _resize(self, s: Searcher, want: int) -> None:
@@ -301,12 +281,12 @@ class LocalEngine:
         try:
             self._reserve(want)
         except SamuelError:
-            self.options.set("hash", str(old))
+            self.options.restore("hash", old)
             raise
         try:
             s.set_hash(want)
         except MemoryError:
-            self.options.set("hash", str(old))
+            self.options.restore("hash", old)
             self._reserve(old)
             raise TableMemoryError(
                 f"cannot allocate a {want} MB transposition table; hash stays {old} MB"
@@ -343,7 +323,7 @@ class LocalEngine:
                 self._alpha_version = alpha.version
         position = board
 
-        def prepare() -> Searcher:
+        def prepare() -> EngineSearcher:
             searcher = self.searcher()  # built, resized or cleared here, not on the loop
             if not use_book and isinstance(searcher, Searcher):
                 searcher.book = None  # for this search only: ``searcher()`` sets it again each time

@@ -32,7 +32,6 @@ from engine.errors import SamuelError
 from engine.learners.rote import shared_memory
 from protocol import host_wire, search_priority
 from protocol.local_engine import WORKERS, LocalEngine, SessionDefaults, warm_up_704
-from protocol.options import EngineOptions
 
 log = logging.getLogger("protocol.search_host")
 
@@ -75,7 +74,7 @@ class SearchHost:
     def _fail(self, sid: int, rid: int, exc: BaseException, engine: LocalEngine | None) -> None:
         if not isinstance(exc, SamuelError):  # a bug, not a refusal: keep its trace in the log
             log.error("session %d: request %d failed", sid, rid, exc_info=exc)
-        hash_value = engine.options.values["hash"] if engine is not None else None
+        hash_value = engine.options.hash_mb if engine is not None else None
         self.send(("failed", sid, rid, host_wire.portable_error(exc), hash_value))
 
     def _in_background(self, sid: int, rid: int, engine: LocalEngine, job: Any) -> None:
@@ -99,7 +98,7 @@ class SearchHost:
         engine = self._engines.get(sid)
         if kind == "open":
             defaults: SessionDefaults = message[2]
-            self._engines[sid] = LocalEngine(defaults, EngineOptions())
+            self._engines[sid] = LocalEngine(defaults, defaults.options.copy())
             return True
         if kind == "stop":
             if engine is not None:
@@ -115,10 +114,10 @@ class SearchHost:
             return True
         if kind == "search":
             _, _, _, board, limit, info_interval, use_book, values, reports = message
-            engine.options.values.update(values)
+            engine.options.adopt(values)
             self._search(sid, rid, engine, board, limit, info_interval, use_book, reports)
         elif kind == "prepare":
-            engine.options.values.update(message[3])
+            engine.options.adopt(message[3])
             self._in_background(sid, rid, engine, engine.searcher)
         elif kind == "close":
             del self._engines[sid]
@@ -197,16 +196,17 @@ def main(argv: list[str]) -> int:
     # Loaded now, so the first game does not wait: the rote memory and the endgame database.
     if defaults.rote:
         shared_memory(defaults.rote, merge_every=defaults.rote_merge_every)
-    if defaults.backend != "704":
+    options = defaults.options
+    if options.backend != "704":
         try:
-            egdb.resolve(defaults.egdb)
+            egdb.resolve(str(options["egdb"]))
         except Exception:
-            log.exception("endgame database %s", defaults.egdb)
+            log.exception("endgame database %s", options["egdb"])
     else:  # the 704 program is assembled and set up now, not in the first move's time
         try:
-            warm_up_704(defaults.deck704)
+            warm_up_704(str(options["deck704"]))
         except SamuelError:
-            log.exception("the 704 program %s", defaults.deck704 or "(the package's)")
+            log.exception("the 704 program %s", options["deck704"] or "(the package's)")
     log.debug("search process %d ready, priority %s", os.getpid(), defaults.search_priority)
     host.send(("ready", os.getpid()))
     try:

@@ -23,11 +23,12 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
-from engine import egdb, timeman
+from engine import timeman
 from engine.board import Board
-from engine.errors import SamuelError
+from engine.errors import OptionError, SamuelError
 from engine.limits import Limit
-from engine.search import Score, Searcher, SearchInfo, SearchResult
+from engine.options import OptionValue, find
+from engine.search import EngineSearcher, Score, SearchInfo, SearchResult
 from protocol.host_pool import RemoteEngine, Reply, SearchHostError
 from protocol.local_engine import (
     LocalEngine,
@@ -36,7 +37,6 @@ from protocol.local_engine import (
     SessionDefaults,
     TableMemoryError,
 )
-from protocol.options import SPECS, EngineOptions
 
 log = logging.getLogger(__name__)
 
@@ -49,21 +49,14 @@ class EngineSession:
 
     def __init__(self, defaults: SessionDefaults | None = None) -> None:
         d = defaults or SessionDefaults()
-        self.options = EngineOptions()
-        self.options.set("evaluator", d.evaluator)
-        self.options.set("mode", d.mode)
-        self.options.set("hash", str(d.hash_mb))
-        self.options.set("backend", d.backend)
-        self.options.set("egdb", d.egdb)
-        self.options.set("book", d.book)
-        self.options.set("book-variety", str(d.book_variety))
-        self.options.set("contempt", str(d.contempt))
+        self.options = d.options.copy()
+        """This session's own values of the option table (the server's start-up values at first)."""
         self.budget = d.hash_budget
         self._local: LocalEngine | None = None
         self._remote: RemoteEngine | None = None
         if d.search_hosts is not None:
             self._remote = RemoteEngine(d.search_hosts, d)
-            self._remote.on_hash_restored = lambda value: self.options.values.__setitem__("hash", value)
+            self._remote.on_hash_restored = lambda value: self.options.restore("hash", value)
         else:
             self._local = LocalEngine(d, self.options, reserve=self._reserve, release=self._release)
         self._table_mb: int | None = None
@@ -93,24 +86,26 @@ class EngineSession:
 
     # ---- configuration ----
 
-    def set_option(self, name: str, value: str) -> str:
-        """Validate and store an option; the searcher picks it up before the next search.
+    def set_option(self, name: str, value: OptionValue) -> OptionValue:
+        """Check and store an option of the table (one a session may set); the searcher picks
+        it up before the next search.  Returns the value, typed.
 
         A hash size the server's budget cannot hold is refused here (HashBudgetError),
-        before anything is allocated.
+        before anything is allocated.  A client names an evaluator; it cannot load a file.
         """
         if self.searching:
             raise SearchBusyError(f"cannot change option {name!r} while searching; stop first")
-        spec = SPECS.get(name.strip().lower())
-        if spec is not None and spec.name == "egdb":
-            egdb.check_setting(value)  # a wrong directory is named now; loading waits for the search
-        if spec is not None and spec.name == "hash" and self.budget is not None:
-            self.budget.check(self, int(spec.validate(value)))
-        before = self.options.values.get("backend")
-        canonical = self.options.set(name, value)
-        if spec is not None and spec.name == "backend" and canonical == "704" and before != "704":
+        option = find(name, per_session=True)
+        if option.kind == "evaluator" and str(value).strip().endswith(".json"):
+            raise OptionError(f"{option.name}={value}: a client names an evaluator, it cannot load a file "
+                              "(the server's --eval FILE.json makes one known by its name)")
+        if option.name == "hash" and self.budget is not None:
+            self.budget.check(self, int(option.parse(value)))
+        before = self.options.backend
+        new = self.options.set(option.name, value)
+        if option.name == "backend" and new == "704" and before != "704":
             self._warm_up()
-        return canonical
+        return new
 
     def _warm_up(self) -> None:
         """Build the 704 program now, in the background, so the next move does not pay for it in its
@@ -134,7 +129,7 @@ class EngineSession:
         table = self._local.table_mb if self._local is not None else self._table_mb
         return table if table is not None else self.options.hash_mb
 
-    def searcher(self) -> Searcher:
+    def searcher(self) -> EngineSearcher:
         """The in-process searcher for the current options, built or resized now (blocking:
         not on the loop).  See ``LocalEngine.searcher``; a session whose searches run in a
         search process has none here (SamuelError)."""
@@ -153,7 +148,7 @@ class EngineSession:
 
     def _reserve_for_remote(self) -> None:
         """Hold the table the search process is about to build (it cannot ask the budget itself)."""
-        if self.options.values["backend"] == "704":
+        if self.options.backend == "704":
             return
         self._reserve(self.options.hash_mb)
 
@@ -161,7 +156,7 @@ class EngineSession:
         """Hold what the search process really has."""
         self._table_mb = table_mb
         if table_mb is None:
-            if self.options.values["backend"] == "704":
+            if self.options.backend == "704":
                 self._release()
             return
         if self.budget is not None:
@@ -184,7 +179,7 @@ class EngineSession:
             assert self._remote is not None
             self._reserve_for_remote()
             try:
-                self._settle_remote(await self._remote.prepare(self.options.values))
+                self._settle_remote(await self._remote.prepare(self.options.current))
             except SamuelError:
                 self._settle_remote(self._table_mb)
                 raise
@@ -325,7 +320,7 @@ class EngineSession:
             self._task = task = loop.create_future()
             try:
                 reply = await self._remote.search(board.trimmed(), limit, seen, info_interval, use_book,
-                                                  self.options.values)
+                                                  self.options.current)
             except BaseException:
                 self._task = None
                 raise

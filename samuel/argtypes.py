@@ -13,9 +13,10 @@ from typing import Any
 
 def out_of_range(value: object, span: str) -> str:
     """The command line's one wording for a value outside its range, e.g. ``0 is out of range
-    (1..4096)``; ``span`` is ``LOW..HIGH``, ``LOW or more`` or ``more than LOW``.  Argparse puts
-    the option in front (``argument --hash: 0 is out of range (1..4096)``); a check made later
-    names it itself (``--hash-budget: 99999999 is out of range (1..15872 MB, ...)``)."""
+    (0..64)``; ``span`` is ``LOW..HIGH``, ``LOW or more`` or ``more than LOW``.  Argparse puts
+    the option in front (``argument --depth: 65 is out of range (0..64)``); a check made later
+    names it itself (``--hash-budget: 99999999 is out of range (1..15872 MB, ...)``).  The engine
+    options say it the same way (``engine.options``)."""
     return f"{value} is out of range ({span})"
 
 
@@ -51,15 +52,6 @@ def bounded_int(low: int, high: int) -> Callable[[str], int]:
 
     parse.__name__ = f"int {low}..{high}"
     return parse
-
-
-HASH_MIN_MB = 1
-HASH_MAX_MB = 4096
-CONTEMPT_LIMIT = 100
-"""engine.search.CONTEMPT_LIMIT, repeated so that building a parser loads no engine (a test holds
-them equal)."""
-"""The bounds of every table size (the protocols' hash option has the same)."""
-hash_size = bounded_int(HASH_MIN_MB, HASH_MAX_MB)
 
 
 def positive_float(text: str) -> float:
@@ -117,16 +109,3 @@ class EvaluatorAction(argparse.Action):
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
                  option_string: str | None = None) -> None:
         setattr(namespace, self.dest, values)
-
-
-def deck704_file(text: str) -> str:
-    """A 704 checkers deck, loaded once here so that a bad one is a usage error naming what is wrong."""
-    from engine.program704 import Program704, Program704Error
-
-    try:
-        Program704(text)
-    except Program704Error as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return text
-
-

@@ -1,107 +1,95 @@
-"""The options that configure a searcher on the command line (``samuel analyse`` and ``samuel play``)."""
+"""The engine options on the command line: flags made from the option table (``engine.options``).
+
+Every command that runs an engine (``analyse``, ``play``, ``serve``, ``hub``, ``cb``, ``dxp``)
+adds its flags here, so the names, types, bounds, defaults and help are the table's.  A parsed
+namespace turns back into typed option values with ``option_values``.
+"""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
-from samuel.argtypes import (
-    CONTEMPT_LIMIT,
-    HASH_MAX_MB,
-    HASH_MIN_MB,
-    EvaluatorAction,
-    bounded_int,
-    deck704_file,
-    evaluator_type,
-    hash_size,
-)
+from engine.options import OPTIONS, EngineOption, OptionValue, OptionValueError, OptionValues
+from samuel.argtypes import EvaluatorAction
 
 if TYPE_CHECKING:
-    from engine.search import Searcher
+    from engine.search import EngineSearcher
 
-MODE_CHOICES = ("pvs", "samuel", "shannon-a", "fogel", "shannon-b")
+ENGINE_COMMAND_OPTIONS: tuple[str, ...] = ("evaluator", "mode", "backend", "deck704", "pace", "hash", "egdb",
+                                           "contempt")
+"""The options ``samuel analyse`` takes (``play`` adds the book's)."""
+BOOK_OPTIONS: tuple[str, ...] = ("book", "book-variety")
+
+
+def dest(option: EngineOption) -> str:
+    """The namespace attribute of an option's flag (``book-variety`` -> ``book_variety``)."""
+    return option.name.replace("-", "_")
+
+
+def _flag_type(option: EngineOption) -> Callable[[str], OptionValue]:
+    """argparse ``type=``: the table's parsing, its message without the name (argparse puts the flag
+    in front: ``argument --hash: 0 is out of range (1..4096)``)."""
+
+    def parse(text: str) -> OptionValue:
+        try:
+            return option.parse(text)
+        except OptionValueError as exc:
+            raise argparse.ArgumentTypeError(exc.problem) from None
+
+    parse.__name__ = option.name
+    return parse
+
+
+def add_option_flags(p: argparse.ArgumentParser, names: Iterable[str] | None = None, *,
+                     defaults: Mapping[str, OptionValue] | None = None) -> None:
+    """Add a flag for each option ``names`` lists (all of the table's by default), in the table's
+    order.  ``defaults`` changes what a command starts with (``play`` plays from the shipped book);
+    the table's default otherwise."""
+    wanted = None if names is None else set(names)
+    chosen = defaults or {}
+    for option in OPTIONS:
+        if wanted is not None and option.name not in wanted:
+            continue
+        default = chosen.get(option.name, option.default)
+        shown = " (default: %(default)s)" if default != "" else ""
+        if option.kind == "evaluator":  # its help lists the evaluators, loaded only when shown
+            p.add_argument(*option.flags, dest=dest(option), default=default, type=_flag_type(option),
+                           metavar=option.metavar, action=EvaluatorAction,
+                           help=shown)
+        elif option.kind == "choice":
+            p.add_argument(*option.flags, dest=dest(option), default=default, choices=option.choices,
+                           type=str.lower, help=option.help + shown)
+        else:
+            p.add_argument(*option.flags, dest=dest(option), default=default, type=_flag_type(option),
+                           metavar=option.metavar, help=option.help + shown)
 
 
 def add_engine_arguments(p: argparse.ArgumentParser, *, book_variety: int | None = None) -> None:
-    """The options that configure a Searcher (shared with ``samuel play``); with ``book_variety``
-    also --book and --book-variety, that default."""
-    p.add_argument("--eval", default="default", type=evaluator_type, action=EvaluatorAction,
-                   help=" (default: %(default)s)")
-    p.add_argument("--mode", default="pvs", choices=MODE_CHOICES,
-                   help="search algorithm: modern PVS, Samuel's 1959 search, plain minimax "
-                        "(Shannon's type A), Chellapilla and Fogel's alpha-beta with their extensions, "
-                        "or Shannon's selective type B (default: %(default)s)")
-    p.add_argument("--backend", default="modern", choices=("modern", "704"),
-                   help="the modern core, or Samuel's program in 704 assembly on the emulated IBM 704 "
-                        "(its own search with his 1959 ply rules and its own evaluation, 32 PADV + ADV + "
-                        "2 CENT + 2 KCENT - MOB over his terms; --eval must be default, --mode does not "
-                        "apply)")
-    p.add_argument("--deck704", metavar="FILE", type=deck704_file, default=None,
-                   help="with --backend 704: a self-loading deck of one's own (samuel emu704 asm writes it "
-                        "with its .sym beside it) instead of the program shipped in the package")
-    p.add_argument("--pace", default="emulator", choices=("emulator", "704"),
-                   help="with --backend 704: as fast as the emulator goes, or held to the real 704's "
-                        "12 microseconds a cycle (default: %(default)s)")
-    p.add_argument("--hash", type=hash_size, default=64, metavar="MB",
-                   help=f"transposition table size in MB, {HASH_MIN_MB}..{HASH_MAX_MB} "
-                        "(default: %(default)s)")
-    p.add_argument("--egdb", default="auto", metavar="DIR",
-                   help="endgame database directory (samuel egdb build), 'none', or 'auto': the default "
-                        "directory ($SAMUEL_EGDB, else ~/.local/share/samuel/egdb) when it holds tables "
-                        "(default: %(default)s)")
-    add_contempt_argument(p)
-    if book_variety is not None:
-        add_book_arguments(p, default_variety=book_variety)
+    """The options of ``samuel analyse``; with ``book_variety`` (``samuel play``) also --book and
+    --book-variety, from the shipped book with that variety."""
+    names = ENGINE_COMMAND_OPTIONS if book_variety is None else (*ENGINE_COMMAND_OPTIONS, *BOOK_OPTIONS)
+    add_option_flags(p, names, defaults=None if book_variety is None else
+                     {"book": "default", "book-variety": book_variety})
 
 
-def add_contempt_argument(p: argparse.ArgumentParser) -> None:
-    """--contempt N (the engine commands and the protocols)."""
-    p.add_argument("--contempt", type=bounded_int(-CONTEMPT_LIMIT, CONTEMPT_LIMIT), default=0,
-                   metavar="N", help="centi-men a draw costs the engine's side: above 0 it plays on in "
-                                     "level positions, below 0 it steers for draws (default: %(default)s)")
+def option_values(args: argparse.Namespace) -> OptionValues:
+    """The option values a parsed command line gives (the table's default for an option it has no
+    flag for).  OptionError when the evaluator and backend do not go together."""
+    return OptionValues((o.name, getattr(args, dest(o))) for o in OPTIONS if hasattr(args, dest(o)))
 
 
-def add_book_arguments(p: argparse.ArgumentParser, *, default_variety: int) -> None:
-    """--book FILE|default|none and --book-variety N (the engine commands and the protocols)."""
-    p.add_argument("--book", default="default", type=book_spec, metavar="FILE",
-                   help="opening book played from at the root: default (the one shipped with samuel), "
-                        "none, or a file from samuel openings build (default: %(default)s)")
-    p.add_argument("--book-variety", type=bounded_int(0, 100), default=default_variety, metavar="N",
-                   help="0: always the book's best move; N: any book move within N centi-men of it, "
-                        "drawn by how often experts played it (default: %(default)s)")
+def make_searcher(args: argparse.Namespace) -> EngineSearcher:
+    """The searcher the command line asks for (``engine.options.build_searcher``)."""
+    from engine.searchers import build_searcher
+
+    return build_searcher(option_values(args))
 
 
-def book_spec(text: str) -> str:
-    """argparse ``type=`` for --book: the book is loaded now, so a bad file fails before anything starts."""
-    from engine.opening_book import BookError, canonical, load
-
-    try:
-        load(text)
-    except BookError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return canonical(text)
-
-
-def make_searcher(args: argparse.Namespace) -> Searcher:
-    from engine import egdb
-    from engine.evaluators import by_name
-    from engine.search import Mode, Searcher
-
-    if getattr(args, "backend", "modern") == "704":
-        from engine.backend704 import Searcher704, check_evaluator
-
-        check_evaluator(getattr(args, "eval", "default"))  # it plays its own, and says so
-
-        return Searcher704(pace=getattr(args, "pace", "emulator"),  # type: ignore[return-value]
-                           deck=getattr(args, "deck704", None))
-    book = None
-    if getattr(args, "book", None) is not None:
-        from engine.opening_book import load
-
-        book = load(args.book)
-    return Searcher(by_name(args.eval), mode=Mode.parse(args.mode), hash_mb=args.hash, book=book,
-                    book_variety=getattr(args, "book_variety", 0),
-                    egdb=egdb.resolve(getattr(args, "egdb", "auto")),
-                    contempt=getattr(args, "contempt", 0))
-
-
+def engine_spec_pairs(args: argparse.Namespace) -> list[str]:
+    """The command line's option values as a match engine spec's ``key=value`` tokens (``samuel dxp
+    connect`` plays through the match runner): every option a session may set, as text."""
+    values = option_values(args)
+    return [f"{o.name}={o.text(values[o.name])}" for o in OPTIONS
+            if o.per_session and hasattr(args, dest(o))]

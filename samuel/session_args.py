@@ -15,24 +15,13 @@ from pathlib import Path
 
 from engine import egdb, evaluators
 from engine.errors import OptionError, SamuelError
-from engine.evaluators import available, evaluator_name
-from engine.search import DEFAULT_CONTEMPT
 from protocol.context import ServerSettings, Writer
 from protocol.framing import DEFAULT_MAX_LINE, stream_limit
 from protocol.local_engine import DEADLINE_MARGIN
 from protocol.memory_budget import HashBudget, default_budget_mb
-from protocol.options import BACKENDS, MODES
 from protocol.session import SessionDefaults
-from samuel.argtypes import (
-    HASH_MAX_MB,
-    HASH_MIN_MB,
-    deck704_file,
-    hash_budget,
-    hash_size,
-    out_of_range,
-    positive_int,
-)
-from samuel.engine_args import add_book_arguments, add_contempt_argument
+from samuel.argtypes import hash_budget, out_of_range, positive_int
+from samuel.engine_args import add_option_flags, option_values
 from samuel.outputs import check_output_file
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -60,29 +49,19 @@ def deadline_margin(text: str) -> float:
     return value
 
 
-def add_session_arguments(p: argparse.ArgumentParser, *, modes: bool = True, line: bool = True) -> None:
-    """--eval/--evaluator, --mode, --hash, --backend (and --max-line) for new sessions."""
-    p.add_argument("--eval", "--evaluator", dest="evaluator", default="default", type=evaluator_name,
-                   help=f"evaluator: {', '.join(available())} or a .json file (default: %(default)s)")
-    if modes:
-        p.add_argument("--mode", default="pvs", choices=MODES, help="search mode (default: %(default)s)")
-    p.add_argument("--hash", type=hash_size, default=16, metavar="MB",
-                   help=f"transposition table per session, MB, {HASH_MIN_MB}..{HASH_MAX_MB} "
-                        "(default: %(default)s)")
+SERVER_DEFAULTS: dict[str, str] = {"book": "default"}
+"""What the protocol commands start their sessions with where it is not the table's default: the
+shipped opening book (a client turns it off with ``book none``)."""
+
+
+def add_session_arguments(p: argparse.ArgumentParser, *, line: bool = True) -> None:
+    """The engine options of new sessions (every option of the table, as flags), the server's own
+    settings (table budget, learners, deadline) and --max-line."""
+    add_option_flags(p, defaults=SERVER_DEFAULTS)
     p.add_argument("--hash-budget", type=hash_budget, default=None, metavar="MB",
                    help="table memory all sessions together may hold, at most the machine's memory; a "
                         "client's hash request beyond what is left is refused (default: a quarter of "
                         f"physical memory, {default_budget_mb()} MB here)")
-    p.add_argument("--backend", default="modern", choices=BACKENDS, help="engine backend (default: modern)")
-    add_book_arguments(p, default_variety=0)
-    add_contempt_argument(p)
-    p.add_argument("--deck704", metavar="FILE", type=deck704_file, default=None,
-                   help="the deck backend=704 sessions run: a self-loading deck of one's own (samuel "
-                        "emu704 asm writes it with its .sym) instead of the program in the package")
-    p.add_argument("--egdb", default="auto", metavar="DIR",
-                   help="endgame database directory (samuel egdb build), 'none', or 'auto': the default "
-                        "directory ($SAMUEL_EGDB, else ~/.local/share/samuel/egdb) when it holds tables "
-                        "(default: %(default)s)")
     p.add_argument("--rote", metavar="FILE", default="",
                    help="Samuel's rote learning: every game adds its positions to this SQLite memory, "
                         "and every search looks its leaves up in it (default: off)")
@@ -104,7 +83,7 @@ def add_session_arguments(p: argparse.ArgumentParser, *, modes: bool = True, lin
 
 
 def session_defaults(args: argparse.Namespace) -> SessionDefaults:
-    evaluator = args.evaluator
+    options = option_values(args)
     alpha_dir = getattr(args, "alpha_dir", "alpha")
     if getattr(args, "alpha", ""):  # find out now, not at the first game's end, that it cannot be saved
         try:
@@ -112,38 +91,34 @@ def session_defaults(args: argparse.Namespace) -> SessionDefaults:
         except OSError as exc:
             raise OptionError(f"--alpha-dir {alpha_dir}: cannot create it ({exc.strerror})") from None
     budget_mb = getattr(args, "hash_budget", None) or default_budget_mb()
-    if args.hash > budget_mb:
-        raise OptionError(f"--hash {args.hash} MB does not fit in the table budget of {budget_mb} MB "
+    if options.hash_mb > budget_mb:
+        raise OptionError(f"--hash {options.hash_mb} MB does not fit in the table budget of {budget_mb} MB "
                           "(raise --hash-budget)")
+    evaluator = str(options["evaluator"])
     if evaluator.endswith(".json"):  # the operator's own file: known by its name to every session
-        evaluator = evaluators.register(evaluators.load(evaluator))
+        options.set("evaluator", evaluators.register(evaluators.load(evaluator)))
     rote = getattr(args, "rote", "") or ""
     if rote:
         check_rote_store(rote)
-    if args.backend == "704":
-        check_704(evaluator, getattr(args, "alpha", "") or "", getattr(args, "deck704", None) or "")
-    egdb_setting = getattr(args, "egdb", "auto")
-    db = egdb.resolve(egdb_setting)  # loaded once here, shared by every session; a bad directory stops us now
+    if options.backend == "704":
+        check_704(getattr(args, "alpha", "") or "", str(options["deck704"]))
+    # Loaded once here, shared by every session; a bad directory stops us now.
+    db = egdb.resolve(str(options["egdb"]))
     logging.getLogger("samuel").info("%s", egdb.describe(db))
-    return SessionDefaults(evaluator=evaluator, mode=getattr(args, "mode", "pvs"), hash_mb=args.hash,
-                           backend=args.backend, book=getattr(args, "book", "default"),
-                           book_variety=getattr(args, "book_variety", 0),
-                           contempt=getattr(args, "contempt", DEFAULT_CONTEMPT),
-                           deck704=getattr(args, "deck704", None) or "",
+    return SessionDefaults(options=options,
                            rote=rote,
                            rote_merge_every=getattr(args, "rote_merge_every", 20),
                            alpha=getattr(args, "alpha", "") or "",
-                           alpha_dir=alpha_dir, egdb=egdb_setting, hash_budget=HashBudget(budget_mb),
+                           alpha_dir=alpha_dir, hash_budget=HashBudget(budget_mb),
                            deadline_margin=getattr(args, "deadline_margin", DEADLINE_MARGIN))
 
 
-def check_704(evaluator: str, alpha: str, deck: str) -> None:
-    """``--backend 704`` plays its own evaluation: refuse another evaluator or Alpha now, and build
-    the program before the first session's clock starts (a deck that cannot load is named)."""
-    from engine.backend704 import check_evaluator
+def check_704(alpha: str, deck: str) -> None:
+    """``--backend 704`` plays its own evaluation: refuse Alpha now (another evaluator was refused
+    with the options), and build the program before the first session's clock starts (a deck that
+    cannot load is named)."""
     from protocol.local_engine import warm_up_704
 
-    check_evaluator(evaluator)
     if alpha:
         raise OptionError(f"--alpha {alpha}: backend 704 plays its own evaluation, not Samuel's Alpha")
     try:

@@ -81,7 +81,8 @@ IDENTIFIERS: dict[str, re.Pattern[str]] = {
 }
 
 DEFINE = re.compile(
-    r"add_argument\(|OptionSpec\(|EngineOption\(|^[A-Z][A-Z0-9_]*\s*(:[^=]+)?=|^\s*\w+\s*:\s*[\w\[\]|. ]+=\s*\S"
+    r"add_argument\(|OptionSpec\(|EngineOption\(|^[A-Z][A-Z0-9_]*\s*(:[^=]+)?="
+    r"|^\s*\w+\s*:\s*[\w\[\]|. ]+=\s*\S"
 )
 VALIDATE = re.compile(r"\braise\b|<=.*<=|bounded_int|hash_size|check_|validate|\.parse\(|choices=|not in\b")
 

@@ -19,6 +19,7 @@ from engine.board import Board
 from engine.errors import SamuelError
 from engine.evaluators import by_name
 from engine.limits import Limit
+from engine.options import OptionValues
 from engine.program704 import Program704, Program704Error
 from engine.search import Searcher, SearchInfo
 from matches.engines import parse_engine
@@ -83,7 +84,8 @@ def _cb(lines: list[str]) -> list[str]:
     async def run() -> list[str]:
         reader = asyncio.StreamReader(limit=stream_limit(4096))
         out = CaptureWriter()
-        task = asyncio.create_task(run_cb(reader, out, ServerSettings(defaults=SessionDefaults(hash_mb=1))))
+        task = asyncio.create_task(run_cb(reader, out, ServerSettings(
+            defaults=SessionDefaults(options=OptionValues(hash=1)))))
         reader.feed_data("".join(line + "\n" for line in lines).encode())
         got: list[str] = []
         while not any(g.startswith("move") for g in got):
@@ -127,7 +129,7 @@ def test_hub_session_with_backend_704() -> None:
 def test_match_spec_and_cli_take_backend_704(capsys: pytest.CaptureFixture[str]) -> None:
     spec = parse_engine(["name=s704", "backend=704"])
     assert dict(spec.options)["backend"] == "704"
-    with pytest.raises(Exception, match="backend= must be modern or 704"):
+    with pytest.raises(Exception, match="backend=705 is not one of modern, 704"):
         parse_engine(["name=x", "backend=705"])
     assert main(["analyse", "--backend", "704", "--depth", "4"]) == 0
     out = capsys.readouterr().out
@@ -204,7 +206,8 @@ def test_a_dxp_game_against_a_704_server(monkeypatch: pytest.MonkeyPatch) -> Non
     from protocol import dxp_session
 
     monkeypatch.setattr(dxp_session, "MESSAGE_GAP", 0.005)
-    settings = ServerSettings(dxp_movetime=0.02, defaults=SessionDefaults(backend="704", hash_mb=1),
+    settings = ServerSettings(dxp_movetime=0.02,
+                              defaults=SessionDefaults(options=OptionValues(backend="704", hash=1)),
                               idle_timeout=60.0)
     rng = random.Random(704)
     with DxpServerThread(settings) as server:

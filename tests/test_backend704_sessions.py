@@ -11,8 +11,8 @@ from test_cb_session import START, Client
 from test_hub_session import hub_session
 
 from engine.backend704 import Evaluator704Error, Searcher704
+from engine.options import OptionValues
 from matches.engines import parse_engine
-from protocol.options import EngineOptions
 from protocol.session import EngineSession, SessionDefaults
 
 pytestmark = pytest.mark.timeout(300)
@@ -21,16 +21,16 @@ HANG = 120.0
 
 
 def test_options_refuse_an_evaluator_the_704_does_not_play_either_way_round() -> None:
-    o = EngineOptions()
+    o = OptionValues()
     o.set("evaluator", "material")
     with pytest.raises(Evaluator704Error, match="cannot play evaluator 'material'"):
         o.set("backend", "704")
-    assert o.get("backend") == "modern"  # nothing changed
+    assert o["backend"] == "modern"  # nothing changed
     o.set("evaluator", "default")
     assert o.set("backend", "704") == "704"
     with pytest.raises(Evaluator704Error, match="'samuel-alpha'"):
         o.set("evaluator", "samuel-alpha")
-    assert o.get("evaluator") == "default"
+    assert o["evaluator"] == "default"
 
 
 def test_cb_refuses_the_pair_and_builds_the_program_before_replying(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -75,7 +75,7 @@ def test_hub_refuses_the_pair_with_an_error_line() -> None:
 
 def test_a_session_set_to_704_builds_the_program_in_the_background() -> None:
     async def main() -> None:
-        s = EngineSession(SessionDefaults(hash_mb=1))
+        s = EngineSession(SessionDefaults(options=OptionValues(hash=1)))
         s.set_option("backend", "704")
         await asyncio.wait_for(s.warmed(), HANG)
         assert s._local is not None and isinstance(s._local._searcher, Searcher704)

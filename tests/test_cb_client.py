@@ -13,6 +13,7 @@ import pytest
 
 from engine.board import Board
 from engine.limits import Limit
+from engine.options import OptionValues
 from protocol.cb_session import run_cb
 from protocol.client import SimpleEngine
 from protocol.client.base import InfoDict
@@ -33,7 +34,7 @@ more than the client's 10 s default on a busy machine, which failed a test that 
 pytestmark = pytest.mark.timeout(HANG)
 
 SAMUEL_CB = [sys.executable, "-m", "samuel", "cb", "--hash", "1"]
-SETTINGS = ServerSettings(idle_timeout=None, defaults=SessionDefaults(hash_mb=1))
+SETTINGS = ServerSettings(idle_timeout=None, defaults=SessionDefaults(options=OptionValues(hash=1)))
 
 
 @asynccontextmanager

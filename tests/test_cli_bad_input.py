@@ -17,6 +17,7 @@ import pytest
 from engine.board import Board
 from engine.errors import FenError, LimitError
 from engine.limits import MAX_DEPTH, Limit
+from engine.options import OptionValues
 from protocol import cb_grammar as g
 from samuel import progress as progress_module
 from samuel.cli import main
@@ -102,7 +103,8 @@ def test_cb_getmove_with_a_huge_depth_is_an_error_line_and_the_session_goes_on()
     async def main_() -> None:
         reader = asyncio.StreamReader(limit=stream_limit(4096))
         out = CaptureWriter()
-        task = asyncio.create_task(run_cb(reader, out, ServerSettings(defaults=SessionDefaults(hash_mb=1))))
+        task = asyncio.create_task(run_cb(reader, out, ServerSettings(
+            defaults=SessionDefaults(options=OptionValues(hash=1)))))
         reader.feed_data(f"getmove fen={START} depth=2147483648\nping\n".encode())
         first = await asyncio.wait_for(out.lines.get(), HANG)
         assert first.startswith("error") and "is out of range (1..10000)" in first
@@ -203,13 +205,13 @@ def test_building_a_command_parser_loads_no_engine(name: str) -> None:
 
 
 def test_constants_repeated_for_a_light_parser_match_their_source() -> None:
+    from engine import options
     from engine.learners import book_data
     from engine.search import Mode
-    from samuel import engine_args
     from samuel.commands import agree
 
     assert agree.SPLITS == book_data.SPLITS
-    assert tuple(m.text for m in Mode) == engine_args.MODE_CHOICES
+    assert tuple(m.text for m in Mode) == options.MODES  # the option table's, light to import
 
 
 def test_eval_help_still_lists_the_evaluators(capsys: pytest.CaptureFixture[str]) -> None:

@@ -43,7 +43,7 @@ RANGES = [
     (["serve", "--idle-timeout", "0"], "--idle-timeout: 0 is out of range (more than 0 seconds, finite)"),
     (["hub", "--book-variety", "101"], "--book-variety: 101 is out of range (0..100)"),
     (["openings", "show", "--top", "-1"], "--top: -1 is out of range (0 or more)"),
-    (["match", "--engine", "hash=0", "--engine", "name=b"], "hash=0 is out of range (1..4096 MB)"),
+    (["match", "--engine", "hash=0", "--engine", "name=b"], "hash=0 is out of range (1..4096)"),
     (["match", "--engine", "name=a", "--engine", "name=b", "--tc", "st=0"],
      "the move time 0 is out of range (more than 0)"),
 ]

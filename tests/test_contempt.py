@@ -9,8 +9,8 @@ import random
 import pytest
 
 from engine import Board, Limit, OptionError, Searcher
+from engine.options import OptionValues
 from matches.engines import parse_engine
-from protocol.options import EngineOptions
 from protocol.session import EngineSession, SessionDefaults
 from samuel.cli import main as samuel_main
 
@@ -53,18 +53,18 @@ def test_a_draw_costs_the_roots_side_the_contempt(contempt: int) -> None:
 
 
 def test_contempt_is_checked_everywhere() -> None:
-    from engine.search import CONTEMPT_LIMIT, DEFAULT_CONTEMPT
-    from samuel import argtypes
+    from engine.options import TABLE
+    from engine.search import DEFAULT_CONTEMPT
 
-    assert argtypes.CONTEMPT_LIMIT == CONTEMPT_LIMIT and DEFAULT_CONTEMPT == 0  # the parsers repeat them
-    with pytest.raises(OptionError, match=r"contempt must be -100\.\.100"):
+    assert DEFAULT_CONTEMPT == TABLE["contempt"].default == 0  # one default, the table's
+    with pytest.raises(OptionError, match=r"contempt=101 is out of range \(-100\.\.100\)"):
         Searcher(contempt=101, hash_mb=1)
     s = Searcher(hash_mb=1)
     assert s.contempt == 0
     s.contempt = -40
     assert s.contempt == -40
-    o = EngineOptions()
-    assert o.get("contempt") == "0" and o.set("contempt", "15") == "15" and o.contempt == 15
+    o = OptionValues()
+    assert o["contempt"] == 0 and o.set("contempt", "15") == 15 and o.contempt == 15
     with pytest.raises(OptionError, match="contempt"):
         o.set("contempt", "500")
     spec = parse_engine(["name=c", "contempt=20"])
@@ -81,7 +81,7 @@ def test_a_session_passes_the_contempt_to_its_searcher() -> None:
     board = quiet_walk(79)
 
     async def main() -> None:
-        session = EngineSession(SessionDefaults(hash_mb=1, contempt=30))
+        session = EngineSession(SessionDefaults(options=OptionValues(hash=1, contempt=30)))
         try:
             assert (await session.search(board, Limit(depth=4))).info.score.value == -30
             session.set_option("contempt", "-10")

@@ -14,6 +14,7 @@ import pytest
 
 from engine.board import Board
 from engine.limits import Limit
+from engine.options import OptionValues
 from engine.pdn import read_games
 from engine.types import BLACK, WHITE
 from protocol import dxp_grammar as g
@@ -46,7 +47,8 @@ def fast_gaps(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def server_settings() -> ServerSettings:
-    return ServerSettings(dxp_movetime=0.02, defaults=SessionDefaults(hash_mb=1), idle_timeout=60.0)
+    return ServerSettings(dxp_movetime=0.02, defaults=SessionDefaults(options=OptionValues(hash=1)),
+                          idle_timeout=60.0)
 
 
 @contextlib.asynccontextmanager

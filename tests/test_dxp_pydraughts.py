@@ -18,6 +18,7 @@ from serving import DxpServerThread as ServerThread
 from serving import serve_process
 
 from engine.board import Board
+from engine.options import OptionValues
 from engine.types import BLACK, WHITE, Color
 from protocol import dxp_session
 from protocol.context import ServerSettings
@@ -40,7 +41,7 @@ def no_quit_sleep(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def settings(**kw: Any) -> ServerSettings:
-    base: dict[str, Any] = {"dxp_movetime": 0.02, "defaults": SessionDefaults(hash_mb=1),
+    base: dict[str, Any] = {"dxp_movetime": 0.02, "defaults": SessionDefaults(options=OptionValues(hash=1)),
                             "idle_timeout": 60.0}
     base.update(kw)
     return ServerSettings(**base)

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from serving import DxpServerThread as ServerThread
 
 from engine.board import Board
+from engine.options import OptionValues
 from protocol import dxp_grammar as g
 from protocol import dxp_session
 from protocol.context import ServerSettings
@@ -28,7 +29,7 @@ NAME = "tester"
 
 
 def make_settings(**kw: Any) -> ServerSettings:
-    base: dict[str, Any] = {"dxp_movetime": 0.02, "defaults": SessionDefaults(hash_mb=1),
+    base: dict[str, Any] = {"dxp_movetime": 0.02, "defaults": SessionDefaults(options=OptionValues(hash=1)),
                             "idle_timeout": 60.0}
     base.update(kw)
     return ServerSettings(**base)

@@ -9,6 +9,7 @@ from pathlib import Path
 from engine import BLACK, Board, Limit, evaluators
 from engine.learners.generalize_host import AlphaStore, HostedAlpha, merge
 from engine.learners.generalize_state import PolynomialState, TermRecord
+from engine.options import OptionValues
 from protocol.session import EngineSession, SessionDefaults
 
 
@@ -27,7 +28,8 @@ async def _play(session: EngineSession, plies: int = 24) -> Board:
 
 def test_session_alpha_saves_after_a_game(tmp_path: Path) -> None:
     async def main() -> None:
-        session = EngineSession(SessionDefaults(mode="samuel", alpha="club", alpha_dir=str(tmp_path)))
+        session = EngineSession(SessionDefaults(options=OptionValues(mode="samuel"), alpha="club",
+                                                alpha_dir=str(tmp_path)))
         await _play(session)
         session.new_game()  # the game is over: Alpha's polynomial is saved
         saved = json.loads((tmp_path / "club.json").read_text())

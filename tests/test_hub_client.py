@@ -94,7 +94,7 @@ def test_configure_options_and_rejections() -> None:
             await engine.configure({"hash": 8, "mode": "samuel", "evaluator": "material", "frame": "literal"})
             result = await engine.play(Board(), Limit(depth=3))
             assert Board().is_legal(result.move)
-            with pytest.raises(EngineProtocolError, match="not an integer"):
+            with pytest.raises(EngineProtocolError, match="is not a whole number"):
                 await engine.configure({"hash": "lots"})
             await engine.ping()
             with pytest.raises(GameOverError):  # checked before asking the engine

@@ -10,6 +10,7 @@ import pytest
 from serving import CaptureWriter
 
 from engine.board import Board
+from engine.options import OptionValues
 from protocol import hub_grammar as g
 from protocol.context import ServerSettings
 from protocol.framing import DEFAULT_MAX_LINE, LONGEST_GAME_PLIES, stream_limit
@@ -130,7 +131,7 @@ def test_the_pos_line_of_a_long_game_is_accepted_over_tcp() -> None:
     assert len(line) > 4096  # the old limit
 
     async def main() -> None:
-        st = ServerSettings(dxp_port=0, cb_port=0, defaults=SessionDefaults(hash_mb=1))
+        st = ServerSettings(dxp_port=0, cb_port=0, defaults=SessionDefaults(options=OptionValues(hash=1)))
         server = Server(st, hub_port=0, dxp=False, cb=False)
         await server.start()
         try:
@@ -150,7 +151,7 @@ def test_the_pos_line_of_a_long_game_is_accepted_over_tcp() -> None:
 
 
 async def search_lines(level: str) -> list[str]:
-    st = ServerSettings(defaults=SessionDefaults(hash_mb=1))
+    st = ServerSettings(defaults=SessionDefaults(options=OptionValues(hash=1)))
     reader = asyncio.StreamReader(limit=stream_limit(st.max_line))
     writer = CaptureWriter()
     task = asyncio.ensure_future(run_hub(reader, writer, st))

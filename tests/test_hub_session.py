@@ -224,7 +224,7 @@ def test_set_param_and_new_game() -> None:
     (["pos pos=" + g.LITERAL_START, "level bogus=3"], "level needs"),
     (["pos pos=" + g.LITERAL_START, "level nodes=x", "go think"], "last level was rejected"),
     (["set-param name=variant value=frisian"], "frisian"),
-    (["set-param name=hash value=lots"], "not an integer"),
+    (["set-param name=hash value=lots"], "hash='lots' is not a whole number"),
     (["set-param name=nosuch value=1"], "unknown option"),
     (["set-param name=frame value=upside"], "frame"),
     (["set-param value=3"], "missing name="),

@@ -8,6 +8,7 @@ import logging
 import pytest
 from serving import CaptureWriter
 
+from engine.options import OptionValues
 from protocol.cb_session import run_cb
 from protocol.context import ServerSettings
 from protocol.framing import stream_limit
@@ -54,7 +55,8 @@ def test_a_limiter_with_nothing_held_back_says_nothing_at_close(caplog: pytest.L
 def test_a_session_fed_junk_logs_a_bounded_number_of_lines(dialect: str,
                                                           caplog: pytest.LogCaptureFixture) -> None:
     async def main() -> list[str]:
-        st = ServerSettings(max_line=4096, idle_timeout=None, defaults=SessionDefaults(hash_mb=1))
+        st = ServerSettings(max_line=4096, idle_timeout=None,
+                            defaults=SessionDefaults(options=OptionValues(hash=1)))
         reader = asyncio.StreamReader(limit=stream_limit(st.max_line))
         writer = CaptureWriter()
         session = run_hub if dialect == "hub" else run_cb

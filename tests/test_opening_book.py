@@ -15,9 +15,9 @@ from engine.board import Board
 from engine.errors import OptionError, SamuelError
 from engine.fen import START_FEN
 from engine.limits import Limit
+from engine.options import OptionValues
 from engine.search import Searcher
 from matches.engines import parse_engine
-from protocol.options import EngineOptions
 from protocol.session import EngineSession, SessionDefaults
 from samuel.cli import main as samuel_main
 
@@ -243,20 +243,21 @@ def test_searcher_variety_uses_its_seed() -> None:
 
 
 def test_engine_options_book(tmp_path: Path) -> None:
-    o = EngineOptions()
-    assert o.get("book") == "none" and o.get("book-variety") == "0"  # the commands turn it on
-    assert o.set("book", "OFF") == "none" and o.book is None
+    o = OptionValues()
+    assert o["book"] == "none" and o["book-variety"] == 0  # the commands turn it on
+    assert o.set("book", "OFF") == "none" and ob.load(str(o["book"])) is None
     path = tmp_path / "small.bin"
     small_book().write(path)
     assert o.set("book", str(path)) == str(path)
-    assert o.book is not None and len(o.book) == 4
+    book = ob.load(str(o["book"]))
+    assert book is not None and len(book) == 4
     with pytest.raises(SamuelError, match="no such opening book"):
         o.set("book", str(tmp_path / "missing.bin"))
-    assert o.get("book") == str(path)  # the old value stays
+    assert o["book"] == str(path)  # the old value stays
     (tmp_path / "junk.bin").write_bytes(b"junk" * 40)
     with pytest.raises(SamuelError, match=r"junk\.bin: not an opening book"):
         o.set("book", str(tmp_path / "junk.bin"))
-    assert o.set("book-variety", "25") == "25" and o.book_variety == 25
+    assert o.set("book-variety", "25") == 25 and o.book_variety == 25
     with pytest.raises(OptionError):
         o.set("book-variety", "101")
 
@@ -266,7 +267,7 @@ def test_session_passes_the_book_to_its_searcher(tmp_path: Path) -> None:
     small_book().write(path)
 
     async def main() -> None:
-        session = EngineSession(SessionDefaults(hash_mb=1, book=str(path)))
+        session = EngineSession(SessionDefaults(options=OptionValues(hash=1, book=str(path))))
         try:
             result = await session.search(Board(), Limit(depth=4))
             assert result.info.book and result.best is not None and result.best.short == "11-15"
@@ -287,16 +288,16 @@ def test_cb_book_levels_map_to_variety() -> None:
     from protocol.context import ServerSettings
 
     async def main() -> None:
-        defaults = SessionDefaults(hash_mb=1, book="default")
+        defaults = SessionDefaults(options=OptionValues(hash=1, book="default"))
         cb = CbSession(_Output(CaptureWriter()), ServerSettings(defaults=defaults))
         try:
             assert cb.get("book") == (1, "3")
             assert cb.set("book", "2") == (1, "2")
-            assert cb.engine.options.get("book-variety") == "10" and cb.get("book") == (1, "2")
-            assert cb.set("book", "1") == (1, "1") and cb.engine.options.get("book-variety") == "50"
-            assert cb.set("book", "0") == (1, "0") and cb.engine.options.get("book") == "none"
+            assert cb.engine.options.text("book-variety") == "10" and cb.get("book") == (1, "2")
+            assert cb.set("book", "1") == (1, "1") and cb.engine.options.text("book-variety") == "50"
+            assert cb.set("book", "0") == (1, "0") and cb.engine.options.text("book") == "none"
             assert cb.get("book") == (1, "0")
-            assert cb.set("book", "3") == (1, "3") and cb.engine.options.get("book") == "default"
+            assert cb.set("book", "3") == (1, "3") and cb.engine.options.text("book") == "default"
             assert cb.get("bookfile") == (1, "default")
             ok, text = cb.set("bookfile", "/no/such/book.bin")
             assert ok == 0 and "no such opening book file" in text
@@ -389,7 +390,7 @@ def test_hub_plays_from_the_book_and_says_so() -> None:
     async def main() -> None:
         reader = asyncio.StreamReader(limit=stream_limit(4096))
         out = CaptureWriter()
-        defaults = SessionDefaults(hash_mb=1, book="default")
+        defaults = SessionDefaults(options=OptionValues(hash=1, book="default"))
         task = asyncio.ensure_future(run_hub(reader, out, ServerSettings(defaults=defaults)))
 
         async def until(command: str) -> list[str]:

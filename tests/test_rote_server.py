@@ -11,6 +11,7 @@ from serving import CaptureWriter
 
 from engine import Board, Limit, Mode, Searcher
 from engine.learners.rote import RoteMemory
+from engine.options import OptionValues
 from protocol import cb_grammar as g
 from protocol.cb_session import run_cb
 from protocol.context import ServerSettings
@@ -67,7 +68,8 @@ def test_serve_rote_option_reaches_the_sessions(tmp_path: Path) -> None:
 
 def test_two_games_through_a_cb_session_grow_the_memory(tmp_path: Path) -> None:
     db = tmp_path / "server-rote.db"
-    settings = ServerSettings(idle_timeout=None, defaults=SessionDefaults(hash_mb=1, rote=str(db)))
+    settings = ServerSettings(idle_timeout=None,
+                              defaults=SessionDefaults(options=OptionValues(hash=1), rote=str(db)))
     fens: list[str] = []
     plies = 8
     asyncio.run(_play(settings, plies, fens))

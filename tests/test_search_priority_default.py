@@ -13,6 +13,7 @@ import pytest
 
 from engine.board import Board
 from engine.limits import Limit
+from engine.options import OptionValues
 from protocol.host_pool import HostPool
 from protocol.search_priority import DEFAULT_PRIORITY
 from protocol.session import EngineSession, SessionDefaults
@@ -49,10 +50,11 @@ async def searched_classes(defaults: SessionDefaults) -> set[tuple[int, int]]:
 def test_the_default_is_the_servers_own_priority() -> None:
     assert DEFAULT_PRIORITY == "normal" and SessionDefaults().search_priority == "normal"
     own = os.getpriority(os.PRIO_PROCESS, 0)
-    classes = asyncio.run(searched_classes(SessionDefaults(hash_mb=1, book="none")))
+    classes = asyncio.run(searched_classes(SessionDefaults(options=OptionValues(hash=1, book="none"))))
     assert classes == {(os.SCHED_OTHER, own)}, classes
 
 
 def test_the_idle_class_is_still_an_option() -> None:
-    classes = asyncio.run(searched_classes(SessionDefaults(hash_mb=1, book="none", search_priority="idle")))
+    classes = asyncio.run(searched_classes(
+        SessionDefaults(options=OptionValues(hash=1, book="none"), search_priority="idle")))
     assert any(policy == os.SCHED_IDLE for policy, _ in classes), classes

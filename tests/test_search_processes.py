@@ -22,6 +22,7 @@ from engine import evaluators
 from engine.board import Board
 from engine.errors import SamuelError
 from engine.limits import Limit
+from engine.options import OptionValues
 from protocol import dxp_grammar, host_wire, hub_grammar
 from protocol.context import ServerSettings
 from protocol.host_pool import HostPool, SearchHostError
@@ -33,7 +34,7 @@ pytestmark = pytest.mark.timeout(120)
 
 
 def settings(**defaults: object) -> ServerSettings:
-    d = SessionDefaults(**{"hash_mb": 1, "search_processes": 1, **defaults})  # type: ignore[arg-type]
+    d = SessionDefaults(**{"options": OptionValues(hash=1), "search_processes": 1, **defaults})  # type: ignore[arg-type]
     return ServerSettings(dxp_port=0, cb_port=0, defaults=d, dxp_movetime=0.02)
 
 
@@ -146,7 +147,7 @@ def test_a_broken_search_process_fails_its_search_clearly_and_a_new_one_takes_ov
 
 def test_sessions_keep_their_options_contempt_and_books_across_the_pipe(tmp_path: Path) -> None:
     async def main() -> None:
-        d = SessionDefaults(hash_mb=1, contempt=30)
+        d = SessionDefaults(options=OptionValues(hash=1, contempt=30))
         pool = HostPool(1, d)
         await pool.start()
         try:
@@ -180,7 +181,7 @@ def test_an_operators_evaluator_reaches_the_search_processes(tmp_path: Path) -> 
     name = evaluators.register(evaluators.load(path))
 
     async def main() -> None:
-        d = SessionDefaults(hash_mb=1, evaluator=name)
+        d = SessionDefaults(options=OptionValues(hash=1, evaluator=name))
         pool = HostPool(1, d)
         await pool.start()
         try:
@@ -196,7 +197,7 @@ def test_an_operators_evaluator_reaches_the_search_processes(tmp_path: Path) -> 
 def test_the_table_budget_holds_for_tables_in_search_processes() -> None:
     async def main() -> None:
         budget = HashBudget(8)
-        d = SessionDefaults(hash_mb=4, hash_budget=budget)
+        d = SessionDefaults(options=OptionValues(hash=4), hash_budget=budget)
         pool = HostPool(1, d)
         await pool.start()
         try:
@@ -219,7 +220,7 @@ def test_the_table_budget_holds_for_tables_in_search_processes() -> None:
 
 def test_a_dead_pool_says_so() -> None:
     async def main() -> None:
-        d = SessionDefaults(hash_mb=1)
+        d = SessionDefaults(options=OptionValues(hash=1))
         pool = HostPool(1, d)
         await pool.start()
         session = EngineSession(replace(d, search_hosts=pool))
@@ -288,8 +289,8 @@ def test_learners_in_search_processes_save_every_game(tmp_path: Path) -> None:
     rote = tmp_path / "rote.sqlite"
 
     async def main() -> None:
-        d = SessionDefaults(mode="samuel", hash_mb=1, alpha="club", alpha_dir=str(tmp_path),
-                            rote=str(rote), rote_merge_every=5)
+        d = SessionDefaults(options=OptionValues(mode="samuel", hash=1), alpha="club",
+                            alpha_dir=str(tmp_path), rote=str(rote), rote_merge_every=5)
         pool = HostPool(2, d)
         await pool.start()
         try:
@@ -453,7 +454,7 @@ def test_a_killed_search_process_is_replaced_at_once_not_at_the_next_search(
     error_logs_expected: None
 ) -> None:
     async def main() -> None:
-        pool = HostPool(2, SessionDefaults(hash_mb=1))
+        pool = HostPool(2, SessionDefaults(options=OptionValues(hash=1)))
         await pool.start()
         try:
             first = set(pool.pids)
@@ -468,7 +469,7 @@ def test_a_killed_search_process_is_replaced_at_once_not_at_the_next_search(
             assert len(set(pool.pids) - first) == 1
             for pid in pool.pids:
                 os.kill(pid, 0)  # alive
-            session = EngineSession(replace(SessionDefaults(hash_mb=1), search_hosts=pool))
+            session = EngineSession(replace(SessionDefaults(options=OptionValues(hash=1)), search_hosts=pool))
             assert (await session.search(Board(), Limit(depth=2))).best is not None
             await session.close()
             assert len(pool.pids) == 2  # and no third one was started

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from serving import SAMUEL, serve_process
 
+from engine.options import OptionValues
 from protocol.context import ServerSettings
 from protocol.server import Server
 from protocol.session import SessionDefaults
@@ -21,7 +22,8 @@ from protocol.session import SessionDefaults
 
 def settings(**kw: object) -> ServerSettings:
     base: dict[str, object] = {
-        "dxp_port": 0, "cb_port": 0, "defaults": SessionDefaults(hash_mb=1), "dxp_movetime": 0.02,
+        "dxp_port": 0, "cb_port": 0, "defaults": SessionDefaults(options=OptionValues(hash=1)),
+        "dxp_movetime": 0.02,
     }
     base.update(kw)
     return ServerSettings(**base)  # type: ignore[arg-type]

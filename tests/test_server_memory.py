@@ -18,6 +18,7 @@ from serving import SAMUEL, running
 
 from engine.board import Board
 from engine.limits import Limit
+from engine.options import OptionValues
 from engine.search import Searcher
 from engine.types import WHITE
 from protocol import dxp_grammar as dg
@@ -39,7 +40,7 @@ STALL = 60.0
 def settings(budget_mb: int = 64, **kw: object) -> ServerSettings:
     base: dict[str, object] = {
         "dxp_port": 0, "cb_port": 0, "dxp_movetime": 0.02,
-        "defaults": SessionDefaults(hash_mb=1, hash_budget=HashBudget(budget_mb)),
+        "defaults": SessionDefaults(options=OptionValues(hash=1), hash_budget=HashBudget(budget_mb)),
     }
     base.update(kw)
     return ServerSettings(**base)  # type: ignore[arg-type]
@@ -259,7 +260,7 @@ def test_a_closed_session_frees_its_table_and_nothing_keeps_it_alive(monkeypatch
     monkeypatch.setattr(Searcher, "close", counting_close)
 
     async def main() -> weakref.ref[EngineSession]:
-        session = EngineSession(SessionDefaults(hash_mb=2))
+        session = EngineSession(SessionDefaults(options=OptionValues(hash=2)))
         result = await session.search(Board(), Limit(depth=3))
         assert result.best is not None
         await session.close()

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from serving import CaptureWriter, running
 
+from engine.options import OptionValues
 from protocol import guard
 from protocol.context import ServerSettings
 from protocol.dxp_session import DxpFollower
@@ -33,7 +34,8 @@ GAMEREQ_WE_BLACK = b"R01tester" + b" " * 26 + b"Z000000A\0"
 
 def settings(**kw: Any) -> ServerSettings:
     base: dict[str, Any] = {
-        "dxp_port": 0, "cb_port": 0, "defaults": SessionDefaults(hash_mb=1), "dxp_movetime": 0.02,
+        "dxp_port": 0, "cb_port": 0, "defaults": SessionDefaults(options=OptionValues(hash=1)),
+        "dxp_movetime": 0.02,
     }
     base.update(kw)
     return ServerSettings(**base)

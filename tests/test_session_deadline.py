@@ -21,6 +21,7 @@ import pytest
 
 from engine.board import Board
 from engine.limits import Limit
+from engine.options import OptionValues
 from engine.search import Score, Searcher, SearchInfo
 from protocol.host_pool import HostPool
 from protocol.session import EngineSession, SessionDefaults, fallback_result
@@ -62,7 +63,7 @@ def test_a_held_search_is_answered_at_its_deadline_with_the_first_legal_move(
     held = Held(monkeypatch)
 
     async def main() -> None:
-        s = EngineSession(SessionDefaults(hash_mb=1, deadline_margin=0.05))
+        s = EngineSession(SessionDefaults(options=OptionValues(hash=1), deadline_margin=0.05))
         board = Board()
         result = await asyncio.wait_for(s.search(board, Limit(movetime=0.05)), HANG)
         assert result.best == board.legal_moves[0] and result.info.depth == 0
@@ -83,7 +84,7 @@ def test_the_next_move_is_answered_in_time_while_a_stopped_search_still_holds_on
     held = Held(monkeypatch)
 
     async def main() -> None:
-        s = EngineSession(SessionDefaults(hash_mb=1))
+        s = EngineSession(SessionDefaults(options=OptionValues(hash=1)))
         board = Board()
         first = await asyncio.wait_for(s.search(board, Limit(movetime=0.05)), HANG)
         second = await asyncio.wait_for(s.search(board, Limit(movetime=0.05)), HANG)
@@ -100,7 +101,7 @@ def test_a_held_search_is_answered_with_the_move_it_reported(monkeypatch: pytest
     held = Held(monkeypatch, report=a_report)
 
     async def main() -> None:
-        s = EngineSession(SessionDefaults(hash_mb=1))
+        s = EngineSession(SessionDefaults(options=OptionValues(hash=1)))
         board = Board()
         seen: list[SearchInfo] = []
         result = await asyncio.wait_for(s.search(board, Limit(movetime=0.05), seen.append), HANG)
@@ -116,7 +117,7 @@ def test_an_untimed_search_has_no_deadline(monkeypatch: pytest.MonkeyPatch) -> N
     held = Held(monkeypatch)
 
     async def main() -> None:
-        s = EngineSession(SessionDefaults(hash_mb=1, deadline_margin=0.0))
+        s = EngineSession(SessionDefaults(options=OptionValues(hash=1), deadline_margin=0.0))
         search = asyncio.ensure_future(s.search(Board(), Limit(depth=2)))
         await asyncio.to_thread(held.entered.wait, HANG)
         await asyncio.sleep(0.3)  # far past any deadline a timed search would have had
@@ -132,7 +133,7 @@ def test_a_negative_margin_turns_the_deadline_off(monkeypatch: pytest.MonkeyPatc
     held = Held(monkeypatch)
 
     async def main() -> None:
-        s = EngineSession(SessionDefaults(hash_mb=1, deadline_margin=-1.0))
+        s = EngineSession(SessionDefaults(options=OptionValues(hash=1), deadline_margin=-1.0))
         search = asyncio.ensure_future(s.search(Board(), Limit(movetime=0.01)))
         await asyncio.to_thread(held.entered.wait, HANG)
         await asyncio.sleep(0.3)
@@ -158,10 +159,11 @@ def test_a_frozen_search_process_is_answered_at_its_deadline() -> None:
     """The real thing: the search process gets no CPU at all (SIGSTOP), as in the idle class
     beside busy programs; the session still answers, then the process goes on."""
     async def main() -> None:
-        pool = HostPool(1, SessionDefaults(hash_mb=1, search_priority="normal"))
+        pool = HostPool(1, SessionDefaults(options=OptionValues(hash=1), search_priority="normal"))
         await pool.start()
         try:
-            s = EngineSession(SessionDefaults(hash_mb=1, search_priority="normal", search_hosts=pool))
+            s = EngineSession(SessionDefaults(options=OptionValues(hash=1), search_priority="normal",
+                                              search_hosts=pool))
             board = Board()
             warm = await asyncio.wait_for(s.search(board, Limit(depth=2)), HANG)  # the host is up
             assert warm.best is not None

@@ -10,8 +10,7 @@ import pytest
 
 from engine import DEFAULT, MATERIAL, Board, Limit, Mode, Searcher
 from engine.errors import OptionError
-from protocol.options import ENGINE_OPTIONS, MODES
-from samuel.engine_args import MODE_CHOICES
+from engine.options import MODES, TABLE
 
 MIDGAME = "B:W18,19,21,23,24,25,26,28,29,30,32:B1,2,3,4,5,6,8,9,10,11,12"
 # White to move: 14-9 5x14 22-17 13x22 26x17x10x3 wins two men for two, then a third:
@@ -126,6 +125,5 @@ def test_mode_parses(text: str) -> None:
 def test_mode_is_listed_wherever_modes_are() -> None:
     with pytest.raises(OptionError, match="shannon-b"):
         Mode.parse("type-c")
-    assert "shannon-b" in MODES and "shannon-b" in MODE_CHOICES
-    spec = next(o for o in ENGINE_OPTIONS if o.name == "mode")
-    assert spec.validate("Shannon-B") == "shannon-b"
+    assert "shannon-b" in MODES and TABLE["mode"].choices == MODES
+    assert TABLE["mode"].parse("Shannon-B") == "shannon-b"

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from engine.board import Board
     from engine.limits import Limit
     from engine.move import Move
-    from engine.search import Searcher, SearchInfo, SearchResult
+    from engine.search import EngineSearcher, SearchInfo, SearchResult
 
 DEFAULT_MOVETIME = 1.0
 
@@ -119,7 +119,7 @@ def format_bestmove(board: Board, result: SearchResult) -> str:
     return line
 
 
-def analyse(board: Board, searcher: Searcher, limit: Limit, out: TextIO | None = None) -> SearchResult:
+def analyse(board: Board, searcher: EngineSearcher, limit: Limit, out: TextIO | None = None) -> SearchResult:
     """Search ``board``, writing one line per completed depth and the bestmove line to ``out``."""
     stream = out if out is not None else sys.stdout
     require_game_on(board)
@@ -137,12 +137,10 @@ def analyse(board: Board, searcher: Searcher, limit: Limit, out: TextIO | None =
 def run(args: argparse.Namespace) -> int:
     board = setup_board(args.fen, args.moves)
     require_game_on(board)
-    if getattr(args, "backend", "modern") == "704":  # its own evaluation: refuse another, never ignore it
-        from engine.backend704 import check_evaluator
+    searcher = make_searcher(args)  # the 704 backend refuses another evaluator than its own, by name
+    from engine.search import Searcher
 
-        check_evaluator(args.eval)
-    searcher = make_searcher(args)
-    if getattr(searcher, "egdb", None) is not None:  # the 704 backend has none
+    if isinstance(searcher, Searcher) and searcher.egdb is not None:  # the 704 backend has none
         from engine.egdb import describe
 
         print(describe(searcher.egdb), flush=True)

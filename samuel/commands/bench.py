@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import argparse
 
-from samuel.argtypes import bounded_int, evaluator_type, hash_size, positive_float, positive_int
+from samuel.argtypes import bounded_int, positive_float, positive_int
 from samuel.commands.perft import MAX_PERFT_DEPTH
+from samuel.engine_args import add_option_flags
 
 # The engine (C core, search) is imported where the bench runs (engine/bench.py), not to build the parser.
 
@@ -21,8 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="search depth per bench position (default 13)")
     p.add_argument("--perft-depth", type=bounded_int(0, MAX_PERFT_DEPTH), default=12,
                    help="perft depth from the start (default 12)")
-    p.add_argument("--eval", default="default", type=evaluator_type, help="evaluator for the search bench")
-    p.add_argument("--hash", type=hash_size, default=64, help="transposition table MB")
+    add_option_flags(p, ("evaluator", "hash"))  # the engine's options, as analyse takes them
     p.add_argument("--think", type=positive_float, default=1.0, help="seconds for the depth-in-time figure")
     p.add_argument("--quick", action="store_true", help="signature only (skip the perft and timed parts)")
     p.add_argument("--mtdf", action="store_true", help="drive the search with MTD(f) instead of PVS windows")
@@ -36,16 +36,16 @@ def run(args: argparse.Namespace) -> int:
         n, t = perft_speed(args.perft_depth)
         rate = n / t / 1e6
         print(f"perft   depth {args.perft_depth}: {n} leaves in {t:.3f} s = {rate:.1f} M leaves/s (bulk)")
-    prof = profile(args.depth, args.eval, args.hash, args.mtdf)
+    prof = profile(args.depth, args.evaluator, args.hash, args.mtdf)
     nodes, secs = prof.nodes, prof.seconds
     driver = "MTD(f)" if args.mtdf else "PVS"
-    print(f"search  {len(BENCH_POSITIONS)} positions, depth {args.depth}, eval {args.eval}, {driver}: "
+    print(f"search  {len(BENCH_POSITIONS)} positions, depth {args.depth}, eval {args.evaluator}, {driver}: "
           f"{nodes} nodes in {secs:.3f} s = {nodes / max(secs, 1e-9) / 1e6:.2f} M nodes/s")
     print(f"stats   effective branching factor {prof.branching_factor():.2f} (last 4 iterations), "
           f"first-move cutoffs {prof.first_cut_rate:.1%} of {prof.cutoffs}, "
           f"TT hits {prof.tt_hit_rate:.1%} of {prof.tt_probes} probes")
     if not args.quick:
-        rows = depth_times(args.think, args.eval, args.hash, args.mtdf)
+        rows = depth_times(args.think, args.evaluator, args.hash, args.mtdf)
         reached = max((r[0] for r in rows), default=0)
         print(f"depth   reached in {args.think:g} s from the start position: {reached}")
         print("        " + ", ".join(f"d{d} {t * 1000:.0f} ms" for d, t, _n in rows if d >= 5))

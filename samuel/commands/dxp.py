@@ -24,6 +24,7 @@ from protocol.framing import stream_limit
 from protocol.position_strings import FRAMES
 from protocol.session import SessionDefaults
 from samuel.argtypes import out_of_range, positive_float, positive_int
+from samuel.engine_args import engine_spec_pairs
 from samuel.outputs import output_dir, output_file, replacing
 from samuel.session_args import (
     LOG_LEVELS,
@@ -163,8 +164,7 @@ def run_connect(args: argparse.Namespace, out: TextIO | None = None) -> int:
         deck = Path(tmp) / "openings.fen"
         deck.write_text("".join(openings[i % len(openings)] + "\n" for i in range(pairs)), encoding="utf-8")
         match_dir = Path(args.out) if args.out else Path(tmp) / "match"
-        ours = ["name=samuel", f"eval={args.evaluator}", f"mode={args.mode}", f"hash={args.hash}",
-                f"backend={args.backend}"]
+        ours = ["name=samuel", *engine_spec_pairs(args)]
         theirs = [f"name={opponent}", "proto=dxp", f"tcp={opponent}", f"frame={args.frame}"]
         code = samuel_main(["match", "--engine", *ours, "--engine", *theirs, "--openings", str(deck),
                             "--tc", tc, "--maxmoves", str((args.max_plies + 1) // 2), "--out", str(match_dir),

@@ -26,7 +26,7 @@ from engine.fen import START_FEN
 from engine.limits import Limit
 from engine.move import Move, parse_move_text
 from engine.runner import move_to_play
-from engine.search import Score, Searcher, SearchResult
+from engine.search import EngineSearcher, Score, SearchResult
 from engine.types import BLACK, COLOR_NAMES, SQUARES, WHITE, Color, row_col
 from samuel.argtypes import positive_float
 from samuel.engine_args import add_engine_arguments, make_searcher
@@ -137,7 +137,7 @@ class Engine(Protocol):
 class SearchEngine:
     """A Searcher plus the time it may take per move."""
 
-    def __init__(self, searcher: Searcher, limit: Limit) -> None:
+    def __init__(self, searcher: EngineSearcher, limit: Limit) -> None:
         self.searcher = searcher
         self.limit = limit
 
