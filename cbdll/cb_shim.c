@@ -1,6 +1,7 @@
 /* cb_shim.c -- see cb_shim.h.  Plain C99, no allocation, no I/O. */
 #include "cb_shim.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -369,6 +370,39 @@ int cbs_parse_ini(const char *text, char *host, size_t host_size, int *port)
                 return -1;
             *port = (int)v;
         }
+    }
+    return 0;
+}
+
+int cbs_ini_option(const char *text, int index, char *out, size_t size)
+{
+    char line[512];
+    const char *p = text;
+    int seen = 0;
+    while (*p) {
+        size_t n = strcspn(p, "\n");
+        size_t keep = n < sizeof line - 1 ? n : sizeof line - 1;
+        memcpy(line, p, keep);
+        line[keep] = '\0';
+        p += n + (p[n] == '\n');
+        char *s = trim(line);
+        if (!*s || *s == ';' || *s == '#' || *s == '[')
+            continue;
+        char *eq = strchr(s, '=');
+        if (!eq)
+            continue;
+        *eq = '\0';
+        char *key = trim(s), *value = trim(eq + 1);
+        for (char *k = key; *k; k++)
+            *k = (char)tolower((unsigned char)*k);
+        if (!strcmp(key, "host") || !strcmp(key, "port"))
+            continue;
+        if (seen++ < index)
+            continue;
+        if (!*key || !*value)
+            return -1;
+        int len = snprintf(out, size, "set %s %s", key, value);
+        return len < 0 || (size_t)len >= size ? -1 : len;
     }
     return 0;
 }

@@ -101,4 +101,14 @@ int cbs_parse_line(char *line, cbs_line *out);
  * a port is not 1..65535 or the host does not fit. */
 int cbs_parse_ini(const char *text, char *host, size_t host_size, int *port);
 
+/* The engine options in the ini: its index-th `key = value` line (from 0, in
+ * file order) other than host and port, as the cb command "set key value",
+ * which the DLL sends on connecting, so the server checks every option against
+ * its one table (engine/options.py) and refuses a bad one by name.  The same
+ * lines are skipped as by cbs_parse_ini; the key is lowercased, the value kept
+ * as written (a folder may hold spaces).  Returns the command's length, 0 when
+ * there is no index-th option line, -1 when it does not fit in out (or a line
+ * has an empty key or value). */
+int cbs_ini_option(const char *text, int index, char *out, size_t size);
+
 #endif

@@ -21,7 +21,11 @@
  * anything; DLL_PROCESS_DETACH closes the socket.
  *
  * The host and port come from samuel.ini next to the DLL (host = ..., port =
- * ...), 127.0.0.1:27532 without it.  When the server is not there, every call
+ * ...), 127.0.0.1:27532 without it.  Every other `key = value` line of the
+ * ini is an engine option (contempt = 20, hash = 128, ...): on each new
+ * connection the DLL sends it as the cb command `set key value`, so the
+ * server checks it against its one option table; a refusal is shown in the
+ * About box.  When the server is not there, every call
  * says so: enginecommand returns 0 with the reason, getmove leaves the board
  * as it was (CheckerBoard then plays no move) with the reason as its status.
  */
@@ -81,6 +85,10 @@ static int move_result;
 static char status_text[CB_REPLY_SIZE];
 static char where[300];        /* "host:port", for messages */
 static char dll_dir[MAX_PATH];
+static char ini_text[4096];    /* samuel.ini as last read: its engine options go to each new connection */
+static char ini_note[CB_REPLY_SIZE]; /* the server's refusal of one of them, for the About box */
+
+static void send_ini_options(void);
 
 static BOOL CALLBACK init(PINIT_ONCE o, PVOID p, PVOID *c)
 {
@@ -117,12 +125,14 @@ static void read_settings(char *host, size_t host_size, int *port)
 {
     snprintf(host, host_size, "%s", CBS_DEFAULT_HOST);
     *port = CBS_DEFAULT_PORT;
-    char path[MAX_PATH + 16], text[4096];
+    char path[MAX_PATH + 16];
+    char *text = ini_text;
+    text[0] = '\0';
     snprintf(path, sizeof path, "%ssamuel.ini", dll_dir);
     FILE *f = fopen(path, "rb");
     if (!f)
         return;
-    size_t n = fread(text, 1, sizeof text - 1, f);
+    size_t n = fread(text, 1, sizeof ini_text - 1, f);
     fclose(f);
     text[n] = '\0';
     if (cbs_parse_ini(text, host, host_size, port) != 0) { /* a bad file: the defaults, said in messages */
@@ -321,6 +331,12 @@ static int ensure_connected(char *why, size_t why_size)
     queue_len = 0;
     inlen = 0;
     skipping = 0;
+    send_ini_options();
+    if (sock == INVALID_SOCKET) {
+        snprintf(why, why_size, "samuel.dll: the connection to %s broke while it took samuel.ini's options",
+                 where);
+        return -1;
+    }
     return 0;
 }
 
@@ -376,6 +392,37 @@ static int wait_answer(pending *p)
     return p->state;
 }
 
+/* samuel.ini's engine options, each sent as `set key value` on a new connection (lock held): the
+ * server checks them against its option table; the last refusal is kept for the About box. */
+static void send_ini_options(void)
+{
+    char set[600], line[700];
+    ini_note[0] = '\0';
+    for (int i = 0;; i++) {
+        int n = cbs_ini_option(ini_text, i, set, sizeof set);
+        if (n == 0)
+            return;
+        if (n < 0 || cbs_format_command(set, line, sizeof line) < 0) {
+            snprintf(ini_note, sizeof ini_note, "samuel.ini: option line %d has no value or is too long", i + 1);
+            continue;
+        }
+        pending p;
+        memset(&p, 0, sizeof p);
+        if (queue_len == MAX_PENDING || send_all(line, strlen(line)) != 0) {
+            drop_connection();
+            return;
+        }
+        p.state = ANS_NONE;
+        queue[queue_len++] = &p;
+        int state = wait_answer(&p);
+        if (state == ANS_OK && p.handled)
+            continue;
+        if (state != ANS_OK && state != ANS_ERROR)
+            return; /* the connection is gone: ensure_connected says so */
+        snprintf(ini_note, sizeof ini_note, "samuel.ini: %s refused: %s", set, p.text);
+    }
+}
+
 /* The answer to one enginecommand, into out (at most CB_REPLY_SIZE bytes); the API's return. */
 static int command(const char *text, char *out)
 {
@@ -407,7 +454,10 @@ static int command(const char *text, char *out)
     } else {
         int state = wait_answer(&p);
         if (state == ANS_OK) {
-            snprintf(out, CB_REPLY_SIZE, "%s", p.text);
+            if (ini_note[0] && cbs_command_is(text, "about"))
+                snprintf(out, CB_REPLY_SIZE, "%s\n%s", p.text, ini_note);
+            else
+                snprintf(out, CB_REPLY_SIZE, "%s", p.text);
             handled = p.handled;
         } else if (state == ANS_ERROR) {
             snprintf(out, CB_REPLY_SIZE, "samuel: %s", p.text);

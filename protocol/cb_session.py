@@ -250,8 +250,11 @@ class CbSession:
             return 0, f"samuel plays English checkers only (gametype {g.GT_ENGLISH}), not {value}"
         if name in ("hashsize", "hash"):
             return self._set_option("hash", value, f"hashsize stays {self.engine.options.text('hash')} MB")
-        if name == "book":  # CheckerBoard's 0..3, not the option's file name (that is bookfile)
-            return self._set_cb_book(value)
+        if name == "book":  # CheckerBoard's 0..3; a name or file (samuel.ini's book = ...) is bookfile's
+            level = value.strip()
+            if level.lstrip("-").isdigit():
+                return self._set_cb_book(value)
+            return self._set_bookfile(value)
         if name == "bookfile":
             return self._set_bookfile(value)
         if _is_session_option(name):

@@ -266,3 +266,40 @@ def test_ini(lib: Any) -> None:
     long_host = b"host = " + b"h" * 70 + b"\n"
     for bad in (b"port = 0\n", b"port = 70000\n", b"port = 12x\n", b"host =\n", long_host):
         assert lib.cbs_parse_ini(bad, host, 64, port) == -1, bad
+
+
+def ini_options(lib: Any, text: bytes, size: int = 128) -> list[str | int]:
+    """Every ``set key value`` command cbs_ini_option gives for the ini text, in order (-1 for a
+    line it refuses)."""
+    out, found = ffi.new("char[]", size), []
+    for i in range(50):
+        n = lib.cbs_ini_option(text, i, out, size)
+        if n == 0:
+            return found
+        found.append(ffi.string(out).decode() if n > 0 else -1)
+    raise AssertionError("no end to the options")
+
+
+def test_ini_options_become_set_commands(lib: Any) -> None:
+    text = (b"; samuel.dll\n[samuel]\nhost = 10.0.0.2\n  Contempt = 20 \r\n# a note\nport=4000\n"
+            b"; hash = 64\nmode=samuel\negdb = C:\\Program Files\\samuel egdb\n")
+    assert ini_options(lib, text) == ["set contempt 20", "set mode samuel",
+                                      "set egdb C:\\Program Files\\samuel egdb"]
+    assert ini_options(lib, b"host = h\nport = 1\n") == [] and ini_options(lib, b"") == []
+    assert ini_options(lib, b"contempt =\nmode = pvs\n") == [-1, "set mode pvs"]  # no value: refused
+    assert ini_options(lib, b"book = " + b"x" * 200 + b"\n", size=64) == [-1]  # does not fit
+    # host and port are read as before, whatever option lines stand between them
+    host, port = ffi.new("char[]", 64), ffi.new("int *", 27532)
+    assert lib.cbs_parse_ini(text, host, 64, port) == 0
+    assert ffi.string(host) == b"10.0.0.2" and port[0] == 4000
+
+
+def test_the_ini_documents_every_option_a_session_takes_with_the_servers_default() -> None:
+    from engine.options import OPTIONS, session_options
+    from samuel.session_args import SERVER_DEFAULTS
+
+    text = (ROOT / "cbdll" / "samuel.ini").read_text()
+    documented = dict(re.findall(r"^; ([a-z0-9-]+) = (.*)$", text, re.M))
+    expected = {o.name: o.text(SERVER_DEFAULTS.get(o.name, o.default)) for o in session_options()}
+    assert documented == expected
+    assert not set(documented) & {o.name for o in OPTIONS if not o.per_session}

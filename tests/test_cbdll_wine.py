@@ -133,6 +133,17 @@ def test_enginecommand_reaches_the_server(x64: Path, env: dict[str, str], server
     assert "\\n" in out["reply"]  # several lines, as CheckerBoard shows them
 
 
+def test_the_ini_options_reach_the_session_and_a_refusal_is_named(x64: Path, env: dict[str, str], server: int,
+                                                                   tmp_path: Path) -> None:
+    where = own_copy(x64, tmp_path / "options", server)
+    with (where / "samuel.ini").open("a") as ini:
+        ini.write("contempt = 20\nMode = samuel\nbook-variety = 500\n")
+    contempt, mode, about = drive_all(where, env, "get contempt", "get mode", "about")
+    assert contempt[:2] == ("1", "20") and mode[:2] == ("1", "samuel")
+    assert about[0] == "1" and "samuel.ini: set book-variety 500 refused" in about[1]
+    assert "book-variety=500 is out of range (0..100)" in about[1]
+
+
 def test_getmove_plays_a_legal_move_into_the_board(x64: Path, env: dict[str, str], server: int) -> None:
     start = Board().fen()
     out = drive(x64, env, "getmove", "B:W21-32:B1-12", "0.2", "0", "0")
