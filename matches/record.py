@@ -8,6 +8,7 @@ JSON (the event log) and pickles (Ray tasks).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -15,6 +16,7 @@ from engine.board import Board
 from engine.errors import SamuelError
 from engine.fen import START_FEN
 from engine.game import GameEnd, GameRecord
+from engine.move import Move
 from engine.pdn import read_game
 from engine.termination import Termination
 
@@ -86,6 +88,8 @@ class MatchGame:
     """By engine name."""
     attempt: int = 1
     """Which try produced it (executors that retry count from 1)."""
+    _pdn: str | None = field(default=None, init=False, repr=False, compare=False)
+    """The game as PDN once written (or as a stored record kept it): written once, not per use."""
 
     @property
     def game_id(self) -> str:
@@ -112,7 +116,10 @@ class MatchGame:
 
     @property
     def pdn(self) -> str:
-        return self.game.pdn(self.tags)
+        """The game with the match's tags (``game.pdn(tags)``)."""
+        if self._pdn is None:
+            self._pdn = self.game.pdn(self.tags)
+        return self._pdn
 
     def score_for(self, engine: str) -> float:
         """1, ½ or 0 for ``engine`` (one of the two players)."""
@@ -129,10 +136,11 @@ class MatchGame:
         g = self.game
         return {
             "spec": self.spec.to_dict(),
-            "game": {"start_fen": g.start_fen, "moves": [m.long for m in g.moves], "result": g.result,
+            "game": {"start_fen": g.start_fen, "moves": [_move_text(m) for m in g.moves], "result": g.result,
                      "termination": g.termination.value, "detail": g.detail,
                      "opening_plies": g.opening_plies},
             "tags": dict(self.tags),
+            "pdn": self.pdn,
             "seconds": self.seconds,
             "sides": {k: v.to_dict() for k, v in self.sides.items()},
             "attempt": self.attempt,
@@ -145,19 +153,59 @@ class MatchGame:
         spec = GameSpec.from_dict(d["spec"])
         if "game" in d:
             g = d["game"]
-            board = Board(g["start_fen"])
-            try:
-                board.push_many(g["moves"])
-            except ValueError as exc:
-                raise RecordError(f"game {spec.game_id}: its moves do not replay: {exc}") from None
-            end = GameEnd(g["result"], Termination(g["termination"]), g.get("detail", ""))
-            game = GameRecord.of(board, end, int(g.get("opening_plies", 0)))
+            texts = [str(text) for text in g["moves"]]
+            if any("x" in t and "/" not in t for t in texts):  # jumps without their captures: replay
+                moves = _replayed(str(g["start_fen"]), texts, spec.game_id)
+            else:
+                moves = tuple(_move_from(t, spec.game_id) for t in texts)
+            game = GameRecord(str(g["start_fen"]), moves, str(g["result"]), Termination(g["termination"]),
+                              str(g.get("detail", "")), int(g.get("opening_plies", 0)))
             tags = {str(k): str(v) for k, v in d.get("tags", {}).items()}
         else:
             game, tags = _old_game(spec, d)
-        return cls(spec=spec, game=game, tags=tags, seconds=float(d["seconds"]),
-                   sides={k: SideReport(**v) for k, v in d.get("sides", {}).items()},
-                   attempt=int(d.get("attempt", 1)))
+        record = cls(spec=spec, game=game, tags=tags, seconds=float(d["seconds"]),
+                     sides={k: SideReport(**v) for k, v in d.get("sides", {}).items()},
+                     attempt=int(d.get("attempt", 1)))
+        record._pdn = d.get("pdn") or None  # as it was written (an old record's words kept)
+        return record
+
+
+def _move_text(move: Move) -> str:
+    """``9-13``, or a jump's path and the squares it takes: ``10x17x26/14x22`` (a record reads back
+    without replaying the game)."""
+    if not move.captures:
+        return move.long
+    return move.long + "/" + "x".join(str(s) for s in move.captures)
+
+
+def _replayed(start_fen: str, texts: list[str], game_id: str) -> tuple[Move, ...]:
+    board = Board(start_fen)
+    try:
+        board.push_many(texts)
+    except ValueError as exc:
+        raise RecordError(f"game {game_id}: its moves do not replay: {exc}") from None
+    return tuple(board.move_stack)
+
+
+def _move_from(text: str, game_id: str) -> Move:
+    try:
+        return _stored_move(text)
+    except ValueError:
+        raise RecordError(f"game {game_id}: {text!r} is not a stored move (e.g. 9-13 or 10x17x26/14x22)") \
+            from None
+
+
+@functools.lru_cache(maxsize=8192)
+def _stored_move(text: str) -> Move:
+    """The move ``_move_text`` wrote (each text decoded once: a long match log repeats a few
+    thousand moves a few hundred thousand times)."""
+    path, _, taken = text.partition("/")
+    squares = tuple(map(int, path.split("x" if taken else "-")))
+    captures = tuple(map(int, taken.split("x"))) if taken else ()
+    every = squares + captures
+    if len(squares) < 2 or min(every) < 1 or max(every) > 32 or (taken and len(captures) != len(squares) - 1):
+        raise ValueError(text)
+    return Move(squares, captures)
 
 
 class RecordError(SamuelError, ValueError):

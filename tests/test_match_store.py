@@ -97,8 +97,21 @@ def test_an_event_log_from_before_the_game_record_still_loads(tmp_path: Path) ->
     assert again.to_dict() == old.to_dict() and again.pdn == old.pdn
 
 
-def test_a_stored_game_whose_moves_do_not_replay_is_named() -> None:
-    d = record("x:c0").to_dict()
-    d["game"]["moves"] = ["9-13", "9-13"]
+def test_a_record_reads_back_without_replaying_and_a_bad_move_is_named() -> None:
+    board = Board("B:W18,30:B14,K22")
+    board.push_pdn("14x23")  # a jump keeps the squares it took
+    board.push_pdn("30-26")
+    rec = record("x:c0")
+    rec.game = GameRecord.of(board, GameEnd("1-0", Termination.NO_MOVES))
+    d = json.loads(json.dumps(rec.to_dict()))
+    assert d["game"]["moves"] == ["14x23/18", "30-26"]
+    assert MatchGame.from_dict(d).game == rec.game
+    for bad in ("9-13x/5", "9-13/10", "0-4", "a-b", "14x23/18x19"):
+        d["game"]["moves"] = ["14x23/18", bad]
+        with pytest.raises(RecordError, match=f"game x:c0: '{bad}' is not a stored move"):
+            MatchGame.from_dict(d)
+    d["game"]["moves"] = ["14x23", "30-26"]  # jumps without their captures are replayed
+    assert MatchGame.from_dict(d).game == rec.game
+    d["game"]["moves"] = ["14x23", "22-26"]
     with pytest.raises(RecordError, match="game x:c0: its moves do not replay"):
         MatchGame.from_dict(d)
