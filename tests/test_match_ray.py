@@ -26,11 +26,12 @@ ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'samu
 from engine.board import Board  # noqa: E402  (after the skip)
 from engine.fen import START_FEN  # noqa: E402
 from engine.pdn import read_game  # noqa: E402
+from engine.termination import Termination  # noqa: E402
 from matches.engines import EngineSpec  # noqa: E402
 from matches.executor import ExecutorError  # noqa: E402
 from matches.player import EngineStartError  # noqa: E402
 from matches.ray_executor import RayExecutor  # noqa: E402
-from matches.record import Ending, GameSpec, MatchGame  # noqa: E402
+from matches.record import GameSpec, MatchGame  # noqa: E402
 from matches.referee import GameRules  # noqa: E402
 from matches.timecontrol import TimeControl  # noqa: E402
 
@@ -275,7 +276,7 @@ def test_an_engine_that_never_starts_is_an_error_and_one_that_started_loses(
             record = await executor.play(spec("once-1", "once", "mat"))  # its first start: it plays
             assert not record.ending.is_fault, record.reason
             record = await executor.play(spec("once-2", "mat", "once"))  # a failed restart: a loss
-            assert record.ending is Ending.CRASH and record.score_for("once") == 0.0
+            assert record.ending is Termination.CRASH and record.score_for("once") == 0.0
         finally:
             await executor.close()
 

@@ -10,8 +10,9 @@ import pytest
 from engine.board import Board
 from engine.limits import Limit
 from engine.pdn import read_game
+from engine.termination import Termination
 from matches.player import Played, Player, PlayerFault
-from matches.record import Ending, GameSpec
+from matches.record import GameSpec
 from matches.referee import Adjudication, GameRules, play_game
 from matches.timecontrol import TimeControl
 
@@ -28,7 +29,7 @@ class Scripted(Player):
     """Plays the first legal move (or what ``choose`` picks), reporting ``score``; can misbehave."""
 
     def __init__(self, name: str, *, score: float | None = 0.0, delay: float = 0.0,
-                 fault_at: int | None = None, fault: Ending = Ending.CRASH,
+                 fault_at: int | None = None, fault: Termination = Termination.CRASH,
                  choose: Callable[[Board], object] | None = None) -> None:
         super().__init__(name)
         self.score, self.delay, self.fault_at, self.fault = score, delay, fault_at, fault
@@ -70,7 +71,8 @@ def run(black: Player, white: Player, rules: GameRules | None = None, s: GameSpe
 
 def test_a_game_to_its_end_under_the_rules_writes_readable_pdn() -> None:
     rec = run(Scripted("a"), Scripted("b"))
-    assert rec.ending in (Ending.NO_MOVES, Ending.REPETITION, Ending.FORTY_MOVES, Ending.MOVE_CAP)
+    assert rec.ending in (Termination.NO_MOVES, Termination.REPETITION, Termination.FORTY_MOVES,
+                          Termination.MOVE_CAP)
     game = read_game(rec.pdn)
     assert game.tags["GameType"] == "21" and game.tags["Opening"] == "ACF 1: 9-13 21-17 5-9"
     assert game.tags["Black"] == "a" and game.tags["Termination"] == rec.reason
@@ -81,11 +83,11 @@ def test_a_game_to_its_end_under_the_rules_writes_readable_pdn() -> None:
 
 def test_move_cap_is_a_draw_counted_from_the_opening() -> None:
     rec = run(Scripted("a"), Scripted("b"), GameRules(default_tc=TimeControl(depth=1), max_plies=6))
-    assert (rec.result, rec.ending, rec.plies) == ("1/2-1/2", Ending.MOVE_CAP, 6)
+    assert (rec.result, rec.ending, rec.plies) == ("1/2-1/2", Termination.MOVE_CAP, 6)
 
 
-@pytest.mark.parametrize("fault", [Ending.CRASH, Ending.STALL, Ending.ILLEGAL_MOVE, Ending.PROTOCOL_ERROR])
-def test_a_fault_loses_for_the_engine_at_fault(fault: Ending) -> None:
+@pytest.mark.parametrize("fault", [t for t in Termination if t.is_fault])
+def test_a_fault_loses_for_the_engine_at_fault(fault: Termination) -> None:
     # The ballot leaves White to move: White (b) faults on its second move.
     rec = run(Scripted("a"), Scripted("b", fault_at=2, fault=fault))
     assert (rec.result, rec.ending) == ("1-0", fault)
@@ -98,14 +100,14 @@ def test_an_illegal_move_a_player_let_through_is_caught() -> None:
         return Board().legal_moves[0]  # 9-13 is not legal after the ballot
 
     rec = run(Scripted("a", choose=bad), Scripted("b"), s=spec())
-    assert (rec.result, rec.ending, rec.plies) == ("0-1", Ending.ILLEGAL_MOVE, 1)
+    assert (rec.result, rec.ending, rec.plies) == ("0-1", Termination.ILLEGAL_MOVE, 1)
     assert rec.sides["a"].fault == "illegal-move" and "Black (a)" in rec.reason
 
 
 def test_loss_on_time_is_recorded_and_margin_respected() -> None:
     rules = GameRules(default_tc=TimeControl(movetime=0.02, margin=0.01))
     rec = run(Scripted("a"), Scripted("b", delay=0.2), rules)
-    assert (rec.result, rec.ending) == ("1-0", Ending.TIME_FORFEIT)
+    assert (rec.result, rec.ending) == ("1-0", Termination.TIME_FORFEIT)
     assert rec.sides["b"].time_forfeit and not rec.sides["a"].time_forfeit
     assert "lost on time" in rec.reason
 
@@ -123,16 +125,16 @@ def test_adjudication_draw_and_resign() -> None:
     draw = GameRules(default_tc=TimeControl(depth=1),
                      adjudication=Adjudication.parse(draw="movenumber=1 movecount=3 score=0.5"))
     rec = run(Scripted("a", score=0.1), Scripted("b", score=-0.1), draw)
-    assert rec.ending is Ending.ADJUDICATED_DRAW and rec.result == "1/2-1/2" and rec.plies >= 6
+    assert rec.ending is Termination.ADJUDICATED_DRAW and rec.result == "1/2-1/2" and rec.plies >= 6
     resign = GameRules(default_tc=TimeControl(depth=1),
                        adjudication=Adjudication.parse(resign="movecount=2 score=3"))
     rec = run(Scripted("a", score=5.0), Scripted("b", score=-5.0), resign)
-    assert (rec.result, rec.ending) == ("1-0", Ending.RESIGNATION)
+    assert (rec.result, rec.ending) == ("1-0", Termination.RESIGNATION)
     assert "White (b) resigns" in rec.reason
     two = GameRules(default_tc=TimeControl(depth=1), max_plies=20,
                     adjudication=Adjudication.parse(resign="movecount=2 score=3 twosided=true"))
     rec = run(Scripted("a", score=0.0), Scripted("b", score=-5.0), two)
-    assert rec.ending is not Ending.RESIGNATION  # the winner never agreed
+    assert rec.ending is not Termination.RESIGNATION  # the winner never agreed
 
 
 def test_adjudication_specs_are_checked() -> None:

@@ -7,9 +7,10 @@ from pathlib import Path
 from test_match_live import text_of
 from test_match_standings import game, match, random_tournament
 
+from engine.termination import Termination
 from matches.plot import plot_ratings
 from matches.ratings import SprtConfig
-from matches.record import Ending, SideReport
+from matches.record import SideReport
 from matches.report import render_markdown, render_text, tournament_title
 from matches.standings import compute_standings, llr_history
 
@@ -19,7 +20,7 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 def sprt_match():  # type: ignore[no-untyped-def]
     records = match("new", "old", (["LD"] + ["DD"] * 6 + ["WD"] * 9 + ["WW"] * 4) * 8)
-    records.append(game("old", "new", "L", pair_id="x", ending=Ending.TIME_FORFEIT,
+    records.append(game("old", "new", "L", pair_id="x", ending=Termination.TIME_FORFEIT,
                         sides={"old": SideReport(time_forfeit=True), "new": SideReport()}))
     st = compute_standings(records, ["new", "old"], sprt=SprtConfig(0, 10), total_games=400, elapsed=600,
                            bootstrap=0)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from engine.game import GameRecord
+from engine.termination import Termination
 from matches.openings import Opening
-from matches.record import Ending, GameSpec, MatchGame
+from matches.record import GameSpec, MatchGame
 from matches.schedule import (
     Pairing,
     fixed_schedule,
@@ -48,7 +49,7 @@ def test_every_opening_is_a_colour_reversed_pair_with_stable_ids() -> None:
 
 def _finish(spec: GameSpec, winner: str | None) -> MatchGame:
     result = "1/2-1/2" if winner is None else ("1-0" if winner == spec.black else "0-1")
-    return MatchGame(spec=spec, game=GameRecord(spec.fen, (), result, Ending.NO_MOVES))
+    return MatchGame(spec=spec, game=GameRecord(spec.fen, (), result, Termination.NO_MOVES))
 
 
 def test_swiss_pairs_leaders_and_avoids_rematches() -> None:

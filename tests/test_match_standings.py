@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 from engine.game import GameRecord
+from engine.termination import Termination
 from matches.ratings import GameResult, SprtConfig, pentanomial, rating_list, sprt_status, trinomial
-from matches.record import Ending, GameSpec, MatchGame, SideReport
+from matches.record import GameSpec, MatchGame, SideReport
 from matches.standings import (
     complete_pairs,
     compute_standings,
@@ -33,11 +34,11 @@ RESULT = {"W": "1-0", "L": "0-1", "D": "1/2-1/2"}
 
 
 def game(black: str, white: str, outcome: str, *, pair_id: str = "p", colour: int = 0, number: int = 0,
-         ending: Ending | None = None, sides: dict[str, SideReport] | None = None) -> MatchGame:
+         ending: Termination | None = None, sides: dict[str, SideReport] | None = None) -> MatchGame:
     """One finished game; ``outcome`` is W, D or L for Black."""
     result = RESULT[outcome]
     if ending is None:
-        ending = Ending.REPETITION if outcome == "D" else Ending.NO_MOVES
+        ending = Termination.REPETITION if outcome == "D" else Termination.NO_MOVES
     spec = GameSpec(game_id=f"{pair_id}:c{colour}", round=1, pair_id=pair_id, colour=colour, black=black,
                     white=white, opening_index=0, opening_label="ACF 1: 9-13 21-17 5-9", fen=FEN,
                     number=number)
@@ -213,19 +214,19 @@ def test_an_engine_missing_from_the_list_is_added() -> None:
 
 def test_faults_and_time_losses_are_counted_per_engine() -> None:
     records = [
-        game("a", "b", "L", ending=Ending.CRASH, pair_id="p0",
+        game("a", "b", "L", ending=Termination.CRASH, pair_id="p0",
              sides={"a": SideReport(fault="crash"), "b": SideReport()}),
-        game("b", "a", "L", ending=Ending.TIME_FORFEIT, pair_id="p0", colour=1,
+        game("b", "a", "L", ending=Termination.TIME_FORFEIT, pair_id="p0", colour=1,
              sides={"a": SideReport(), "b": SideReport(time_forfeit=True)}),
-        game("a", "b", "W", ending=Ending.STALL, pair_id="p1",
+        game("a", "b", "W", ending=Termination.STALL, pair_id="p1",
              sides={"a": SideReport(), "b": SideReport(fault="stall")}),
-        game("b", "a", "W", ending=Ending.ILLEGAL_MOVE, pair_id="p1", colour=1,
+        game("b", "a", "W", ending=Termination.ILLEGAL_MOVE, pair_id="p1", colour=1,
              sides={"a": SideReport(fault="illegal-move"), "b": SideReport()}),
-        game("a", "b", "W", ending=Ending.PROTOCOL_ERROR, pair_id="p2",
+        game("a", "b", "W", ending=Termination.PROTOCOL_ERROR, pair_id="p2",
              sides={"b": SideReport(fault="protocol-error")}),  # a's report is missing
         # No side reports at all: the loser of a fault or time loss is blamed.
-        game("b", "a", "W", ending=Ending.CRASH, pair_id="p2", colour=1, sides={}),
-        game("a", "b", "L", ending=Ending.TIME_FORFEIT, pair_id="p3", sides={}),
+        game("b", "a", "W", ending=Termination.CRASH, pair_id="p2", colour=1, sides={}),
+        game("a", "b", "L", ending=Termination.TIME_FORFEIT, pair_id="p3", sides={}),
     ]
     st = compute_standings(records, ["a", "b"], bootstrap=0)
     by = {s.name: s for s in st.engines}

@@ -10,7 +10,7 @@ import pytest
 from engine.board import Board
 from engine.game import GameEnd, GameRecord
 from engine.termination import Termination
-from matches.record import Ending, GameSpec, MatchGame, RecordError, SideReport
+from matches.record import GameSpec, MatchGame, RecordError, SideReport
 from matches.store import StoreError, TournamentStore, finished_records, read_events
 
 PDN = '[Event "t"]\n[Result "1-0"]\n[GameType "21"]\n[Termination "crash (why)"]\n1. 9-13 1-0\n'
@@ -21,7 +21,7 @@ def record(game_id: str, result: str = "1-0") -> MatchGame:
                     opening_index=0, opening_label="o", fen="B:W21:B1")
     board = Board()
     board.push_pdn("9-13")
-    game = GameRecord.of(board, GameEnd(result, Ending.CRASH, "why"))
+    game = GameRecord.of(board, GameEnd(result, Termination.CRASH, "why"))
     return MatchGame(spec=spec, game=game, tags={"Event": "t"}, seconds=1.5,
                      sides={"a": SideReport(moves=2), "b": SideReport(fault="crash")})
 
@@ -38,7 +38,7 @@ def test_round_trip_and_resume_rewrites_pdn(tmp_path: Path) -> None:
     again, config, done = TournamentStore.reopen(tmp_path / "t")
     assert config == {"x": 1}
     assert [r.game_id for r in done] == ["g:c0"] and done[0].result == "1-0"
-    assert done[0].sides["b"].fault == "crash" and done[0].ending is Ending.CRASH
+    assert done[0].sides["b"].fault == "crash" and done[0].ending is Termination.CRASH
     assert again.games.read_text() == PDN + "\n"
 
 

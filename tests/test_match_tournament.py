@@ -15,7 +15,7 @@ import pytest
 from serving import serve_process
 
 from engine.pdn import read_games
-from matches.record import Ending
+from engine.termination import Termination
 from matches.store import finished_records, read_events
 
 REPO = Path(__file__).resolve().parents[1]
@@ -69,16 +69,16 @@ def test_gauntlet_in_process_writes_pdn_both_readers_accept_and_a_rating_list(tm
 
 
 @pytest.mark.parametrize(("flags", "ending"), [
-    (("--crash-after", "3"), Ending.CRASH),
-    (("--hang-after", "3"), Ending.STALL),
-    (("--illegal-after", "3"), Ending.ILLEGAL_MOVE),
+    (("--crash-after", "3"), Termination.CRASH),
+    (("--hang-after", "3"), Termination.STALL),
+    (("--illegal-after", "3"), Termination.ILLEGAL_MOVE),
 ])
 def test_misbehaving_engine_loses_is_restarted_and_the_tournament_finishes(
-        tmp_path: Path, flags: tuple[str, ...], ending: Ending) -> None:
+        tmp_path: Path, flags: tuple[str, ...], ending: Termination) -> None:
     out = tmp_path / "f"
     # Depth limits: no engine can lose on time however busy the machine, so only the fault decides;
     # the untimed timeout finds the hang, and is far above any answer's delay for the others.
-    untimed = "5" if ending is Ending.STALL else "120"
+    untimed = "5" if ending is Termination.STALL else "120"
     run = samuel("match", "--openings-limit", "2", "--tc", "depth=2", "--untimed-timeout", untimed,
                  "--out", str(out), "--no-live",
                  "--engine", "name=good", "eval=material", "depth=2", *fake("bad", *flags))

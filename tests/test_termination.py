@@ -26,7 +26,8 @@ def test_values_labels_and_the_pdn_tag() -> None:
 def test_the_rules_endings_match_the_boards() -> None:
     outcome = Board("W:W5:B1").outcome()
     assert outcome is not None and Termination.from_outcome(outcome) is Termination.NO_MOVES
-    assert Termination.NO_MOVES.label == outcome.termination.value
+    for name in ("NO_MOVES", "REPETITION", "FORTY_MOVES"):  # the board's three, by name
+        assert Termination[name].is_rule
 
 
 @pytest.mark.parametrize(("words", "result", "expected"), [
