@@ -190,7 +190,8 @@ class LocalEngine:
         self._searcher: EngineSearcher | None = None
         self._applied: dict[str, OptionValue] | None = None
         """The option values the searcher was last given."""
-        self._start_mb = self._built_mb = defaults.options.hash_mb
+        self._start_mb = defaults.options.hash_mb
+        """The session's first table size: what a refused new table puts the option back to."""
         """The session's first hash size, and the last one a table was built with."""
         self._config_lock = threading.Lock()
         """Held while the searcher is built, resized, cleared or freed (in worker threads)."""
@@ -253,28 +254,24 @@ class LocalEngine:
             try:
                 self._reserve(want)
             except SamuelError:
-                self._refused(want)
+                self._refused()
                 raise
         try:
             searcher = build_searcher(o, rote=self.rote)
         except MemoryError:
             self._release()
-            kept = self._refused(want)
+            kept = self._refused()
             raise TableMemoryError(
                 f"cannot allocate a {want} MB transposition table; hash stays {kept} MB") from None
         self._clear_pending = False  # a new table is empty
-        if modern:
-            self._built_mb = want
         return searcher
 
-    def _refused(self, want: int) -> int:
-        """The first table could not be had: put the option back to the last size that was built
-        (the session's start size before any), so the refused size never sticks.  Returns it."""
-        kept = self._built_mb
-        if kept == want:  # the size that worked before fails now: the start size, if smaller
-            kept = min(kept, self._start_mb)
-        self.options.restore("hash", kept)
-        return kept
+    def _refused(self) -> int:
+        """A new table could not be had (the session has none: a table it has is resized, and a
+        refused resize keeps it, see ``_resize``): the option goes back to the session's start
+        size, so the refused size never sticks.  Returns it."""
+        self.options.restore("hash", self._start_mb)
+        return self._start_mb
 
     def _resize(self, s: Searcher, want: int) -> None:
         old = s.hash_mb
@@ -292,7 +289,6 @@ class LocalEngine:
                 f"cannot allocate a {want} MB transposition table; hash stays {old} MB"
             ) from None
         self._clear_pending = False  # the new table is empty
-        self._built_mb = want
 
     def new_game(self) -> None:
         """Forget the last game: the table is cleared before the next search."""
