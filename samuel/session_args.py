@@ -94,6 +94,12 @@ def session_defaults(args: argparse.Namespace) -> SessionDefaults:
     if options.hash_mb > budget_mb:
         raise OptionError(f"--hash {options.hash_mb} MB does not fit in the table budget of {budget_mb} MB "
                           "(raise --hash-budget)")
+    sessions = getattr(args, "max_sessions", None)
+    if sessions is not None and budget_mb // options.hash_mb < sessions:
+        logging.getLogger("samuel").warning(
+            "the table budget of %d MB holds %d sessions at --hash %d MB, fewer than --max-sessions %d: "
+            "a session beyond them is refused a table until another ends (raise --hash-budget or lower "
+            "--hash)", budget_mb, budget_mb // options.hash_mb, options.hash_mb, sessions)
     evaluator = str(options["evaluator"])
     if evaluator.endswith(".json"):  # the operator's own file: known by its name to every session
         options.set("evaluator", evaluators.register(evaluators.load(evaluator)))

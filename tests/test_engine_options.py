@@ -210,3 +210,17 @@ def test_docs_options_page_shows_the_table_as_it_is() -> None:
     page = (ROOT / "docs" / "options.md").read_text()
     assert markdown_table() in page, "regenerate the table: python -c 'from engine.options import " \
                                      "markdown_table; print(markdown_table())'"
+
+
+def test_serve_says_when_its_table_budget_holds_fewer_sessions_than_it_accepts(
+        caplog: pytest.LogCaptureFixture) -> None:
+    from samuel.session_args import session_defaults
+
+    with caplog.at_level("WARNING", logger="samuel"):
+        session_defaults(parse_command(["serve", "--hash-budget", "256", "--egdb", "none"]))
+    assert "the table budget of 256 MB holds 4 sessions at --hash 64 MB, fewer than --max-sessions 64" \
+        in caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="samuel"):
+        session_defaults(parse_command(["serve", "--hash-budget", "4096", "--egdb", "none"]))
+    assert "table budget" not in caplog.text  # 64 sessions of 64 MB fit in 4 GB
