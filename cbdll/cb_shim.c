@@ -341,16 +341,17 @@ static char *trim(char *s)
     return s;
 }
 
-int cbs_parse_ini(const char *text, char *host, size_t host_size, int *port)
+/* The next `key = value` line of an ini text from *p on, taken apart in line (blank lines, [section]
+ * headers, lines starting with ; or #, and lines without = skipped); 1 with key and value trimmed,
+ * 0 at the end of the text.  A line longer than line is cut. */
+static int next_ini_pair(const char **p, char *line, size_t size, char **key, char **value)
 {
-    char line[512];
-    const char *p = text;
-    while (*p) {
-        size_t n = strcspn(p, "\n");
-        size_t keep = n < sizeof line - 1 ? n : sizeof line - 1;
-        memcpy(line, p, keep);
+    while (**p) {
+        size_t n = strcspn(*p, "\n");
+        size_t keep = n < size - 1 ? n : size - 1;
+        memcpy(line, *p, keep);
         line[keep] = '\0';
-        p += n + (p[n] == '\n');
+        *p += n + ((*p)[n] == '\n');
         char *s = trim(line);
         if (!*s || *s == ';' || *s == '#' || *s == '[')
             continue;
@@ -358,7 +359,18 @@ int cbs_parse_ini(const char *text, char *host, size_t host_size, int *port)
         if (!eq)
             continue;
         *eq = '\0';
-        char *key = trim(s), *value = trim(eq + 1);
+        *key = trim(s);
+        *value = trim(eq + 1);
+        return 1;
+    }
+    return 0;
+}
+
+int cbs_parse_ini(const char *text, char *host, size_t host_size, int *port)
+{
+    char line[512], *key, *value;
+    const char *p = text;
+    while (next_ini_pair(&p, line, sizeof line, &key, &value)) {
         if (!strcmp(key, "host")) {
             if (!*value || strlen(value) + 1 > host_size)
                 return -1;
@@ -376,23 +388,10 @@ int cbs_parse_ini(const char *text, char *host, size_t host_size, int *port)
 
 int cbs_ini_option(const char *text, int index, char *out, size_t size)
 {
-    char line[512];
+    char line[512], *key, *value;
     const char *p = text;
     int seen = 0;
-    while (*p) {
-        size_t n = strcspn(p, "\n");
-        size_t keep = n < sizeof line - 1 ? n : sizeof line - 1;
-        memcpy(line, p, keep);
-        line[keep] = '\0';
-        p += n + (p[n] == '\n');
-        char *s = trim(line);
-        if (!*s || *s == ';' || *s == '#' || *s == '[')
-            continue;
-        char *eq = strchr(s, '=');
-        if (!eq)
-            continue;
-        *eq = '\0';
-        char *key = trim(s), *value = trim(eq + 1);
+    while (next_ini_pair(&p, line, sizeof line, &key, &value)) {
         for (char *k = key; *k; k++)
             *k = (char)tolower((unsigned char)*k);
         if (!strcmp(key, "host") || !strcmp(key, "port"))
