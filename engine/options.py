@@ -339,8 +339,6 @@ class OptionValues(Mapping[str, OptionValue]):
             return self.current == other.current
         return NotImplemented
 
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
     def __repr__(self) -> str:
         changed = {k: v for k, v in self.current.items() if v != TABLE[k].default}
         return f"OptionValues({changed!r})"

@@ -46,7 +46,7 @@ few milliseconds of its hard budget, before the deadline."""
 class SessionDefaults:
     """What a new session starts with (the server's command-line choices)."""
 
-    options: OptionValues = field(default_factory=OptionValues)
+    options: OptionValues = field(default_factory=OptionValues, hash=False)
     """The engine options every session starts with (``engine.options``: the table's defaults,
     or the server's command line).  Each session takes a copy of its own."""
     rote: str = ""
