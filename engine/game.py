@@ -239,7 +239,6 @@ class GameLoop:
         return GameEnd(result, Termination.read(words, result), words)
 
 
-
 def _first(ends: Iterable[GameEnd | None]) -> GameEnd | None:
     """The first ending the hooks give (the later hooks are not called)."""
     return next((end for end in ends if end is not None), None)

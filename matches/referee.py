@@ -259,6 +259,24 @@ class _Progress(MoveHook):
         self.on_move(self.spec, self.plies)
 
 
+async def _play_moves(loop: GameLoop, players: dict[Color, Player], clocks: _Clocks) -> GameRecord:
+    """Ask each side for its move, timed, until the loop says the game is over; a fault ends it."""
+    board = loop.board
+    while not loop.over:
+        colour = board.turn
+        player = players[colour]
+        t0 = time.monotonic()
+        try:
+            played = await player.play(board.copy(), clocks.limit(colour), clocks.timeout(colour))
+        except PlayerFault as exc:
+            clocks.sides[player.name].fault = exc.ending.value
+            loop.end(_fault(colour, player.name, exc))
+            break
+        loop.reply(replace(played, seconds=time.monotonic() - t0))
+    assert loop.record is not None
+    return loop.record
+
+
 def _fault(colour: Color, who: str, exc: PlayerFault) -> GameEnd:
     return GameEnd.loss_for(colour, exc.ending, f"{_colour_name(colour)} ({who}): {exc}")
 
@@ -276,34 +294,22 @@ async def play_match_game(spec: GameSpec, black: Player, white: Player, rules: G
     players = {BLACK: black, WHITE: white}
     names = {BLACK: black.name, WHITE: white.name}
     sides = {black.name: SideReport(), white.name: SideReport()}
-    clocks = _Clocks(rules, names, sides)
-    hooks: list[MoveHook] = [clocks]
-    if on_move is not None:
-        hooks.append(_Progress(spec, on_move))
-    hooks.append(_Adjudicator(rules.adjudication, names))
-    loop = GameLoop(board, max_plies=rules.max_plies, hooks=hooks)
-
+    game: GameRecord | None = None
     for colour in (BLACK, WHITE):
         try:
             await players[colour].new_game()
-        except PlayerFault as exc:
+        except PlayerFault as exc:  # the game never began: the engine at fault loses it
             sides[names[colour]].fault = exc.ending.value
-            loop.end(_fault(colour, names[colour], exc))
+            game = GameRecord.of(board, _fault(colour, names[colour], exc), len(board.move_stack))
             break
 
-    while not loop.over:
-        colour = board.turn
-        t0 = time.monotonic()
-        try:
-            played = await players[colour].play(board.copy(), clocks.limit(colour), clocks.timeout(colour))
-        except PlayerFault as exc:
-            sides[names[colour]].fault = exc.ending.value
-            loop.end(_fault(colour, names[colour], exc))
-            break
-        loop.reply(replace(played, seconds=time.monotonic() - t0))
-
-    game = loop.record
-    assert game is not None
+    if game is None:
+        clocks = _Clocks(rules, names, sides)
+        hooks: list[MoveHook] = [clocks]
+        if on_move is not None:
+            hooks.append(_Progress(spec, on_move))
+        hooks.append(_Adjudicator(rules.adjudication, names))
+        game = await _play_moves(GameLoop(board, max_plies=rules.max_plies, hooks=hooks), players, clocks)
     if game.termination is Termination.ILLEGAL_MOVE and game.winner is not None:
         loser = WHITE if game.winner == BLACK else BLACK
         if not sides[names[loser]].fault:  # the loop caught a move the player let through

@@ -156,3 +156,18 @@ def test_rules_round_trip() -> None:
     rules = GameRules(default_tc=TimeControl.parse("tc=40/60+0.5"), time_controls={"x": TimeControl(depth=3)},
                       adjudication=Adjudication.parse("movenumber=30 movecount=4 score=0.2"), max_plies=300)
     assert GameRules.from_dict(rules.to_dict()) == rules
+
+
+class FailsToBegin(Scripted):
+    async def new_game(self) -> None:
+        raise PlayerFault(Termination.CRASH, f"{self.name} died between games")
+
+
+def test_an_engine_that_cannot_begin_a_game_loses_it_even_in_a_finished_position() -> None:
+    rec = run(Scripted("a"), FailsToBegin("b"))
+    assert (rec.result, rec.ending, rec.plies) == ("1-0", Termination.CRASH, 0)
+    assert rec.sides["b"].fault == "crash" and "White (b): b died between games" in rec.reason
+    # White to move with no move: the rules would give Black the game, but White's engine failed first
+    over = spec(moves="", fen="W:W5:B1,9")
+    rec = run(FailsToBegin("a"), Scripted("b"), s=over)
+    assert (rec.result, rec.ending, rec.sides["a"].fault) == ("0-1", Termination.CRASH, "crash")
