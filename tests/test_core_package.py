@@ -7,6 +7,8 @@ import ast
 import importlib
 from pathlib import Path
 
+import tomllib
+
 import engine.core as core
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,3 +62,11 @@ def test_only_the_ffi_module_imports_the_compiled_core() -> None:
                 ):
                     importers.append(path.relative_to(ROOT).as_posix())
     assert importers == ["engine/core/_ffi.py"]
+
+
+def test_a_wheel_carries_the_package() -> None:
+    # setuptools is given its packages by name (pyproject.toml): a subpackage left out would be
+    # missing from a non-editable install.
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    listed = config["tool"]["setuptools"]["packages"]
+    assert "engine.core" in listed
