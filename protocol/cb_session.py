@@ -26,7 +26,7 @@ from protocol.errors import LineTooLongError, ProtocolError
 from protocol.framing import decode_text, read_frame
 from protocol.idle_clock import IdleClock
 from protocol.log_limit import LogLimiter
-from protocol.session import EngineSession, SearchBusyError
+from protocol.session_engine import SearchBusyError, SessionEngine
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +91,7 @@ class CbSession:
     def __init__(self, out: _Output, settings: ServerSettings) -> None:
         self.out = out
         self.settings = settings
-        self.engine = EngineSession(settings.defaults)
+        self.engine = SessionEngine(settings.defaults)
         self.history: Board | None = None
         self._history_key: tuple[str, tuple[str, ...]] | None = None
         self.search_task: asyncio.Task[None] | None = None

@@ -8,7 +8,7 @@ from importlib import metadata
 from typing import Protocol
 
 from protocol.framing import DEFAULT_MAX_LINE
-from protocol.session import SessionDefaults
+from protocol.session_engine import SessionDefaults
 
 ENGINE_NAME = "samuel"
 ENGINE_AUTHOR = "the samuel developers (after Arthur L. Samuel, 1959)"

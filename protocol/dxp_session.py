@@ -33,7 +33,7 @@ from protocol.errors import LineTooLongError, ProtocolError
 from protocol.framing import read_frame
 from protocol.guard import guard
 from protocol.log_limit import LogLimiter
-from protocol.session import EngineSession
+from protocol.session_engine import SessionEngine
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +113,7 @@ class DxpFollower:
         self.reader = reader
         self.writer = writer
         self.settings = settings
-        self.session = EngineSession(settings.defaults)
+        self.session = SessionEngine(settings.defaults)
         self.game: _Game | None = None
         self._loop = asyncio.get_running_loop()
         self._send_lock = asyncio.Lock()

@@ -66,7 +66,7 @@ class _Host:
         self.proc = proc
         self.number = number
         self.pid = proc.pid
-        self.sessions: set[int] = set()
+        self.engines: set[int] = set()
         self.pending: dict[int, _Pending] = {}
         self.alive = True
         self.reader: asyncio.Task[None] | None = None
@@ -181,7 +181,7 @@ class HostPool:
         return host
 
     async def host(self) -> _Host:
-        """The live host with the fewest sessions, starting replacements for dead ones first."""
+        """The live host with the fewest engines, starting replacements for dead ones first."""
         if self._closing:
             raise SearchHostError("the server is shutting down")
         live = [h for h in self._hosts if h.alive]
@@ -189,7 +189,7 @@ class HostPool:
         if not live:
             assert spawning is not None
             return await asyncio.shield(spawning)
-        return min(live, key=lambda h: len(h.sessions))
+        return min(live, key=lambda h: len(h.engines))
 
     def _replenish(self) -> asyncio.Task[_Host] | None:
         """The start of a replacement when the pool is short of live hosts (one at a time; the
@@ -229,14 +229,14 @@ class HostPool:
         if not self._closing:
             self.deaths += 1
             log.error("search process %d (pid %d) ended: %s%s; %d sessions lose their engine",
-                      host.number, host.pid, host.describe_exit(), problem, len(host.sessions))
+                      host.number, host.pid, host.describe_exit(), problem, len(host.engines))
         error = SearchHostError(f"the search process (pid {host.pid}) ended: {host.describe_exit()}; "
                                 "the search is lost (the next one starts afresh)")
         for pending in list(host.pending.values()):
             if not pending.future.done():
                 pending.future.set_exception(error)
         host.pending.clear()
-        host.sessions.clear()
+        host.engines.clear()
         if host in self._hosts:
             self._hosts.remove(host)
 
@@ -367,13 +367,13 @@ _BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); from protocol.search_host
          "sys.exit(main(sys.argv[2:]))")
 
 
-_SIDS = itertools.count(1)
+_ENGINE_IDS = itertools.count(1)
 _RIDS = itertools.count(1)
 """Request numbers, unique in the server: a host's replies are matched by them."""
 
 
 class RemoteEngine:
-    """One session's engine in a search process: the requests ``EngineSession`` sends it.
+    """One session's engine in a search process: the requests ``SessionEngine`` sends it.
 
     Bound to a host at its first request; a host that dies unbinds it, and the next request
     opens the session afresh on a live host (empty table, learners reloaded from their files).
@@ -383,7 +383,7 @@ class RemoteEngine:
     def __init__(self, pool: HostPool, defaults: SessionDefaults) -> None:
         self.pool = pool
         self.defaults = defaults.portable()
-        self.sid = next(_SIDS)
+        self.engine_id = next(_ENGINE_IDS)
         self._host: _Host | None = None
         self._search_rid: int | None = None
         self.on_hash_restored: Callable[[int], None] | None = None
@@ -393,8 +393,8 @@ class RemoteEngine:
         host = self._host
         if host is None or not host.alive:
             host = await self.pool.host()
-            host.send(("open", self.sid, self.defaults))
-            host.sessions.add(self.sid)
+            host.send(("open", self.engine_id, self.defaults))
+            host.engines.add(self.engine_id)
             self._host = host
         return host
 
@@ -406,7 +406,7 @@ class RemoteEngine:
         future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
         host.pending[rid] = _Pending(future, on_info, self)
         try:
-            host.send((message[0], self.sid, rid, *message[1:]))
+            host.send((message[0], self.engine_id, rid, *message[1:]))
         except SearchHostError:
             del host.pending[rid]
             raise
@@ -429,13 +429,13 @@ class RemoteEngine:
         host = self._host
         if host is not None and host.alive and self._search_rid in host.pending:
             with contextlib.suppress(SearchHostError):
-                host.send(("stop", self.sid))
+                host.send(("stop", self.engine_id))
 
     def new_game(self) -> None:
         host = self._host
         if host is not None and host.alive:
             with contextlib.suppress(SearchHostError):
-                host.send(("new_game", self.sid))
+                host.send(("new_game", self.engine_id))
 
     async def close(self) -> None:
         host = self._host
@@ -448,7 +448,7 @@ class RemoteEngine:
         except SearchHostError:
             pass  # the host died: nothing of this session is left to close
         finally:
-            host.sessions.discard(self.sid)
+            host.engines.discard(self.engine_id)
             self._host = None
 
     def failed(self, hash_value: int | None) -> None:

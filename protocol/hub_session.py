@@ -1,7 +1,7 @@
 """The Hub dialect (Scan 3.x "Hub protocol version 2", adapted to English checkers).
 
 ``run_hub`` reads lines from any stream (stdin or a TCP connection) and
-answers on a Writer.  One EngineSession does the searching in a thread, so
+answers on a Writer.  One SessionEngine does the searching in a thread, so
 ``ping``, ``stop`` and ``ponder-hit`` are answered while it thinks.  Bad input
 is answered with ``error message="..."`` and the session carries on; every
 search started with ``go`` ends with exactly one ``done``.
@@ -27,7 +27,7 @@ from protocol.guard import is_socket
 from protocol.idle_clock import IdleClock
 from protocol.log_limit import LogLimiter
 from protocol.options import hub_param_fields
-from protocol.session import EngineSession
+from protocol.session_engine import SessionEngine
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ class HubSession:
     def __init__(self, writer: Writer, settings: ServerSettings) -> None:
         self.writer = writer
         self.settings = settings
-        self.engine = EngineSession(settings.defaults)
+        self.engine = SessionEngine(settings.defaults)
         self.frame = settings.hub_frame if settings.hub_frame in g.HUB_FRAMES else "auto"
         self.board: Board | None = None
         self.board_error = "no position: send pos first"

@@ -2,7 +2,7 @@
 
 It owns what a session searches with: the searcher (built, resized and cleared for the
 current options), the running search, and the learners that learn from its moves (rote
-memory, Alpha).  It is thread-based and knows nothing of asyncio: ``EngineSession`` drives
+memory, Alpha).  It is thread-based and knows nothing of asyncio: ``SessionEngine`` drives
 one directly when searches run in the server's own process, and a search host
 (``protocol.search_host``) drives one per session when they run in worker processes.
 """

@@ -71,20 +71,20 @@ class SearchHost:
             except (BrokenPipeError, OSError, ValueError):
                 self._broken = True  # the server has gone: the reader sees the end of stdin
 
-    def _fail(self, sid: int, rid: int, exc: BaseException, engine: LocalEngine | None) -> None:
+    def _fail(self, engine_id: int, rid: int, exc: BaseException, engine: LocalEngine | None) -> None:
         if not isinstance(exc, SamuelError):  # a bug, not a refusal: keep its trace in the log
-            log.error("session %d: request %d failed", sid, rid, exc_info=exc)
+            log.error("engine %d: request %d failed", engine_id, rid, exc_info=exc)
         hash_value = engine.options.hash_mb if engine is not None else None
-        self.send(("failed", sid, rid, host_wire.portable_error(exc), hash_value))
+        self.send(("failed", engine_id, rid, host_wire.portable_error(exc), hash_value))
 
-    def _in_background(self, sid: int, rid: int, engine: LocalEngine, job: Any) -> None:
+    def _in_background(self, engine_id: int, rid: int, engine: LocalEngine, job: Any) -> None:
         def run() -> None:
             try:
                 job()
             except BaseException as exc:
-                self._fail(sid, rid, exc, engine)
+                self._fail(engine_id, rid, exc, engine)
                 return
-            self.send(("done", sid, rid, engine.table_mb))
+            self.send(("done", engine_id, rid, engine.table_mb))
         WORKERS.submit(run)
 
     # ---- the messages ----
@@ -94,11 +94,11 @@ class SearchHost:
         kind = message[0]
         if kind == "quit":
             return False
-        sid = int(message[1])
-        engine = self._engines.get(sid)
+        engine_id = int(message[1])
+        engine = self._engines.get(engine_id)
         if kind == "open":
             defaults: SessionDefaults = message[2]
-            self._engines[sid] = LocalEngine(defaults, defaults.options.copy())
+            self._engines[engine_id] = LocalEngine(defaults, defaults.options.copy())
             return True
         if kind == "stop":
             if engine is not None:
@@ -110,39 +110,40 @@ class SearchHost:
             return True
         rid = int(message[2])
         if engine is None:
-            self.send(("failed", sid, rid, host_wire.WireError(f"no session {sid} in this process"), None))
+            missing = host_wire.WireError(f"no engine {engine_id} in this process")
+            self.send(("failed", engine_id, rid, missing, None))
             return True
         if kind == "search":
             _, _, _, board, limit, info_interval, use_book, values, reports = message
             engine.options.adopt(values)
-            self._search(sid, rid, engine, board, limit, info_interval, use_book, reports)
+            self._search(engine_id, rid, engine, board, limit, info_interval, use_book, reports)
         elif kind == "prepare":
             engine.options.adopt(message[3])
-            self._in_background(sid, rid, engine, engine.searcher)
+            self._in_background(engine_id, rid, engine, engine.searcher)
         elif kind == "close":
-            del self._engines[sid]
-            self._in_background(sid, rid, engine, engine.close)
+            del self._engines[engine_id]
+            self._in_background(engine_id, rid, engine, engine.close)
         else:
-            self.send(("failed", sid, rid, host_wire.WireError(f"unknown message {kind!r}"), None))
+            self.send(("failed", engine_id, rid, host_wire.WireError(f"unknown message {kind!r}"), None))
         return True
 
-    def _search(self, sid: int, rid: int, engine: LocalEngine, board: Any, limit: Any,
+    def _search(self, engine_id: int, rid: int, engine: LocalEngine, board: Any, limit: Any,
                 info_interval: float, use_book: bool, reports: bool) -> None:
         def on_info(info: Any) -> None:
-            self.send(("info", sid, rid, info))
+            self.send(("info", engine_id, rid, info))
 
         def finished(future: Any) -> None:
             exc = future.exception()
             if exc is not None:
-                self._fail(sid, rid, exc, engine)
+                self._fail(engine_id, rid, exc, engine)
             else:
-                self.send(("result", sid, rid, future.result(), engine.table_mb))
+                self.send(("result", engine_id, rid, future.result(), engine.table_mb))
 
         try:
             run = engine.start_search(board, limit, on_info if reports else None, info_interval=info_interval,
                                       use_book=use_book)
         except BaseException as exc:
-            self._fail(sid, rid, exc, engine)
+            self._fail(engine_id, rid, exc, engine)
             return
         run.future.add_done_callback(finished)
 

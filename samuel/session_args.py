@@ -19,7 +19,7 @@ from protocol.context import ServerSettings, Writer
 from protocol.framing import DEFAULT_MAX_LINE, stream_limit
 from protocol.local_engine import DEADLINE_MARGIN
 from protocol.memory_budget import HashBudget, default_budget_mb
-from protocol.session import SessionDefaults
+from protocol.session_engine import SessionDefaults
 from samuel.argtypes import hash_budget, out_of_range, positive_int
 from samuel.engine_args import add_option_flags, option_values
 from samuel.outputs import check_output_file

@@ -41,7 +41,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 FILES = (
     "engine/options.py", "engine/searchers.py", "engine/search.py", "engine/backend704.py",
-    "protocol/options.py", "protocol/local_engine.py", "protocol/session.py", "protocol/hub_session.py",
+    "protocol/options.py", "protocol/local_engine.py", "protocol/session_engine.py",
+    "protocol/hub_session.py",
     "protocol/hub_grammar.py", "protocol/cb_session.py", "protocol/cb_grammar.py",
     "protocol/dxp_session.py", "protocol/search_host.py", "protocol/host_pool.py",
     "protocol/memory_budget.py",

@@ -27,7 +27,7 @@ from protocol.cb_session import run_cb
 from protocol.context import ServerSettings
 from protocol.framing import stream_limit
 from protocol.hub_session import run_hub
-from protocol.session import SessionDefaults
+from protocol.session_engine import SessionDefaults
 from samuel.cli import main
 
 pytestmark = pytest.mark.timeout(120)

@@ -13,7 +13,7 @@ from test_hub_session import hub_session
 from engine.backend704 import Evaluator704Error, Searcher704
 from engine.options import OptionValues
 from matches.engines import parse_engine
-from protocol.session import EngineSession, SessionDefaults
+from protocol.session_engine import SessionDefaults, SessionEngine
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -75,7 +75,7 @@ def test_hub_refuses_the_pair_with_an_error_line() -> None:
 
 def test_a_session_set_to_704_builds_the_program_in_the_background() -> None:
     async def main() -> None:
-        s = EngineSession(SessionDefaults(options=OptionValues(hash=1)))
+        s = SessionEngine(SessionDefaults(options=OptionValues(hash=1)))
         s.set_option("backend", "704")
         await asyncio.wait_for(s.warmed(), HANG)
         assert s._local is not None and isinstance(s._local._searcher, Searcher704)

@@ -25,7 +25,7 @@ from protocol.client.errors import (
     IllegalEngineMoveError,
 )
 from protocol.context import ServerSettings
-from protocol.session import SessionDefaults
+from protocol.session_engine import SessionDefaults
 
 HANG = 600.0
 """Seconds for anything that must succeed: only a hang gets there.  Starting ``samuel cb`` took

@@ -20,7 +20,7 @@ from protocol import cb_grammar as g
 from protocol.cb_session import run_cb
 from protocol.context import ServerSettings
 from protocol.framing import stream_limit
-from protocol.session import SessionDefaults
+from protocol.session_engine import SessionDefaults
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -98,7 +98,7 @@ def test_cb_getmove_with_a_huge_depth_is_an_error_line_and_the_session_goes_on()
     from protocol.cb_session import run_cb
     from protocol.context import ServerSettings
     from protocol.framing import stream_limit
-    from protocol.session import SessionDefaults
+    from protocol.session_engine import SessionDefaults
 
     async def main_() -> None:
         reader = asyncio.StreamReader(limit=stream_limit(4096))

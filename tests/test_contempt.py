@@ -11,7 +11,7 @@ import pytest
 from engine import Board, Limit, OptionError, Searcher
 from engine.options import OptionValues
 from matches.engines import parse_engine
-from protocol.session import EngineSession, SessionDefaults
+from protocol.session_engine import SessionDefaults, SessionEngine
 from samuel.cli import main as samuel_main
 
 
@@ -81,7 +81,7 @@ def test_a_session_passes_the_contempt_to_its_searcher() -> None:
     board = quiet_walk(79)
 
     async def main() -> None:
-        session = EngineSession(SessionDefaults(options=OptionValues(hash=1, contempt=30)))
+        session = SessionEngine(SessionDefaults(options=OptionValues(hash=1, contempt=30)))
         try:
             assert (await session.search(board, Limit(depth=4))).info.score.value == -30
             session.set_option("contempt", "-10")

@@ -31,7 +31,7 @@ from protocol.client.errors import (
 from protocol.context import ServerSettings
 from protocol.dxp_session import end_reason, serve_dxp
 from protocol.framing import stream_limit
-from protocol.session import SessionDefaults
+from protocol.session_engine import SessionDefaults
 from samuel.cli import main as cli_main
 
 pytestmark = pytest.mark.timeout(120)

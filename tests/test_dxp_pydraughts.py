@@ -22,7 +22,7 @@ from engine.options import OptionValues
 from engine.types import BLACK, WHITE, Color
 from protocol import dxp_session
 from protocol.context import ServerSettings
-from protocol.session import SessionDefaults
+from protocol.session_engine import SessionDefaults
 
 draughts = pytest.importorskip("draughts")
 from draughts.engine import DXPEngine  # noqa: E402

@@ -21,7 +21,7 @@ from protocol import dxp_grammar as g
 from protocol import dxp_session
 from protocol.context import ServerSettings
 from protocol.dxp_session import end_reason, ply_of
-from protocol.session import SessionDefaults
+from protocol.session_engine import SessionDefaults
 
 pytestmark = pytest.mark.timeout(120)
 

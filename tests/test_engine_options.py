@@ -29,7 +29,7 @@ from matches.engines import INPROC_OPTIONS, parse_engine
 from protocol.cb_session import CbSession, _Output
 from protocol.context import ServerSettings
 from protocol.local_engine import SessionDefaults
-from protocol.session import EngineSession
+from protocol.session_engine import SessionEngine
 from samuel.cli import build_parser
 from samuel.engine_args import dest, engine_spec_pairs, option_values
 from samuel.session_args import SERVER_DEFAULTS
@@ -49,7 +49,7 @@ def test_one_default_for_the_table_size_everywhere() -> None:
         assert parse_command([command]).hash == 64, command
     assert parse_command(["dxp", "serve"]).hash == 64
     assert SessionDefaults().options.hash_mb == 64
-    assert EngineSession(SessionDefaults()).options["hash"] == 64
+    assert SessionEngine(SessionDefaults()).options["hash"] == 64
     assert TABLE["hash"].default == Searcher.__init__.__kwdefaults__["hash_mb"]
     spec = parse_engine(["name=a"])
     built = build_searcher(dict(spec.options))
@@ -194,7 +194,7 @@ def test_cb_gets_and_sets_every_session_option_by_its_name() -> None:
 
 
 def test_a_client_cannot_load_an_evaluator_file() -> None:
-    session = EngineSession(SessionDefaults(options=OptionValues(hash=1)))
+    session = SessionEngine(SessionDefaults(options=OptionValues(hash=1)))
     with pytest.raises(Exception, match="a client names an evaluator, it cannot load a file"):
         session.set_option("evaluator", "/tmp/x.json")
 

@@ -10,10 +10,10 @@ from engine import BLACK, Board, Limit, evaluators
 from engine.learners.generalize_host import AlphaStore, HostedAlpha, merge
 from engine.learners.generalize_state import PolynomialState, TermRecord
 from engine.options import OptionValues
-from protocol.session import EngineSession, SessionDefaults
+from protocol.session_engine import SessionDefaults, SessionEngine
 
 
-async def _play(session: EngineSession, plies: int = 24) -> Board:
+async def _play(session: SessionEngine, plies: int = 24) -> Board:
     """The engine plays both sides' moves for Alpha's colour (Black) and a fixed reply for White."""
     board = Board()
     while board.ply < plies and board.legal_moves:
@@ -28,7 +28,7 @@ async def _play(session: EngineSession, plies: int = 24) -> Board:
 
 def test_session_alpha_saves_after_a_game(tmp_path: Path) -> None:
     async def main() -> None:
-        session = EngineSession(SessionDefaults(options=OptionValues(mode="samuel"), alpha="club",
+        session = SessionEngine(SessionDefaults(options=OptionValues(mode="samuel"), alpha="club",
                                                 alpha_dir=str(tmp_path)))
         await _play(session)
         session.new_game()  # the game is over: Alpha's polynomial is saved

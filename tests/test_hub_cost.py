@@ -16,7 +16,7 @@ from protocol.context import ServerSettings
 from protocol.framing import DEFAULT_MAX_LINE, LONGEST_GAME_PLIES, stream_limit
 from protocol.hub_session import HubSession, run_hub
 from protocol.server import Server
-from protocol.session import SessionDefaults
+from protocol.session_engine import SessionDefaults
 
 WAIT = 30.0
 

@@ -14,7 +14,7 @@ from protocol.context import ServerSettings
 from protocol.framing import stream_limit
 from protocol.hub_session import run_hub
 from protocol.log_limit import FIRST, LogLimiter
-from protocol.session import SessionDefaults
+from protocol.session_engine import SessionDefaults
 
 
 class Clock:

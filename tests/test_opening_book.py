@@ -18,7 +18,7 @@ from engine.limits import Limit
 from engine.options import OptionValues
 from engine.search import Searcher
 from matches.engines import parse_engine
-from protocol.session import EngineSession, SessionDefaults
+from protocol.session_engine import SessionDefaults, SessionEngine
 from samuel.cli import main as samuel_main
 
 AFTER_11_15 = "W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,12,15"
@@ -267,7 +267,7 @@ def test_session_passes_the_book_to_its_searcher(tmp_path: Path) -> None:
     small_book().write(path)
 
     async def main() -> None:
-        session = EngineSession(SessionDefaults(options=OptionValues(hash=1, book=str(path))))
+        session = SessionEngine(SessionDefaults(options=OptionValues(hash=1, book=str(path))))
         try:
             result = await session.search(Board(), Limit(depth=4))
             assert result.info.book and result.best is not None and result.best.short == "11-15"

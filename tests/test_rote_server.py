@@ -16,7 +16,7 @@ from protocol import cb_grammar as g
 from protocol.cb_session import run_cb
 from protocol.context import ServerSettings
 from protocol.framing import stream_limit
-from protocol.session import SessionDefaults
+from protocol.session_engine import SessionDefaults
 from samuel.cli import build_parser
 from samuel.session_args import session_defaults
 

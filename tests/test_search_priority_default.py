@@ -16,7 +16,7 @@ from engine.limits import Limit
 from engine.options import OptionValues
 from protocol.host_pool import HostPool
 from protocol.search_priority import DEFAULT_PRIORITY
-from protocol.session import EngineSession, SessionDefaults
+from protocol.session_engine import SessionDefaults, SessionEngine
 
 pytestmark = [pytest.mark.timeout(120),
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux scheduling classes")]
@@ -38,7 +38,7 @@ async def searched_classes(defaults: SessionDefaults) -> set[tuple[int, int]]:
     pool = HostPool(1, defaults)
     await pool.start()
     try:
-        s = EngineSession(replace(defaults, search_hosts=pool))
+        s = SessionEngine(replace(defaults, search_hosts=pool))
         assert (await s.search(Board(), Limit(depth=3))).best is not None  # a search thread exists
         classes = thread_classes(pool.pids[0])
         await s.close()

@@ -28,7 +28,7 @@ from protocol.context import ServerSettings
 from protocol.host_pool import HostPool, SearchHostError
 from protocol.memory_budget import HashBudget, HashBudgetError
 from protocol.server import Server
-from protocol.session import EngineSession, SessionDefaults
+from protocol.session_engine import SessionDefaults, SessionEngine
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -151,7 +151,7 @@ def test_sessions_keep_their_options_contempt_and_books_across_the_pipe(tmp_path
         pool = HostPool(1, d)
         await pool.start()
         try:
-            session = EngineSession(replace(d, search_hosts=pool))
+            session = SessionEngine(replace(d, search_hosts=pool))
             assert not session.in_process
             board = quiet_walk(79)  # 79 quiet plies: every line is a 40-move draw, scored by contempt
             assert (await session.search(board, Limit(depth=4))).info.score.value == -30
@@ -185,7 +185,7 @@ def test_an_operators_evaluator_reaches_the_search_processes(tmp_path: Path) -> 
         pool = HostPool(1, d)
         await pool.start()
         try:
-            session = EngineSession(replace(d, search_hosts=pool))
+            session = SessionEngine(replace(d, search_hosts=pool))
             assert (await session.search(Board(), Limit(depth=3))).best is not None
             await session.close()
         finally:
@@ -201,8 +201,8 @@ def test_the_table_budget_holds_for_tables_in_search_processes() -> None:
         pool = HostPool(1, d)
         await pool.start()
         try:
-            a = EngineSession(replace(d, search_hosts=pool))
-            b = EngineSession(replace(d, search_hosts=pool))
+            a = SessionEngine(replace(d, search_hosts=pool))
+            b = SessionEngine(replace(d, search_hosts=pool))
             assert await a.prepare() == 4 and await b.prepare() == 4
             assert budget.used_mb == 8
             with pytest.raises(HashBudgetError):
@@ -223,7 +223,7 @@ def test_a_dead_pool_says_so() -> None:
         d = SessionDefaults(options=OptionValues(hash=1))
         pool = HostPool(1, d)
         await pool.start()
-        session = EngineSession(replace(d, search_hosts=pool))
+        session = SessionEngine(replace(d, search_hosts=pool))
         await pool.close()
         with pytest.raises(SearchHostError, match="shutting down"):
             await session.search(Board(), Limit(depth=2))
@@ -294,8 +294,8 @@ def test_learners_in_search_processes_save_every_game(tmp_path: Path) -> None:
         pool = HostPool(2, d)
         await pool.start()
         try:
-            a = EngineSession(replace(d, search_hosts=pool))
-            b = EngineSession(replace(d, search_hosts=pool))
+            a = SessionEngine(replace(d, search_hosts=pool))
+            b = SessionEngine(replace(d, search_hosts=pool))
             await asyncio.gather(_play(a, 12), _play(b, 12))
             assert len(pool.pids) == 2 and a._remote is not None and b._remote is not None
             assert a._remote._host is not b._remote._host  # spread over both processes
@@ -469,7 +469,7 @@ def test_a_killed_search_process_is_replaced_at_once_not_at_the_next_search(
             assert len(set(pool.pids) - first) == 1
             for pid in pool.pids:
                 os.kill(pid, 0)  # alive
-            session = EngineSession(replace(SessionDefaults(options=OptionValues(hash=1)), search_hosts=pool))
+            session = SessionEngine(replace(SessionDefaults(options=OptionValues(hash=1)), search_hosts=pool))
             assert (await session.search(Board(), Limit(depth=2))).best is not None
             await session.close()
             assert len(pool.pids) == 2  # and no third one was started

@@ -17,7 +17,7 @@ from serving import SAMUEL, serve_process
 from engine.options import OptionValues
 from protocol.context import ServerSettings
 from protocol.server import Server
-from protocol.session import SessionDefaults
+from protocol.session_engine import SessionDefaults
 
 
 def settings(**kw: object) -> ServerSettings:

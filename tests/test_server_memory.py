@@ -25,7 +25,7 @@ from protocol import dxp_grammar as dg
 from protocol import local_engine as session_module
 from protocol.context import ServerSettings
 from protocol.memory_budget import HashBudget, HashBudgetError, default_budget_mb
-from protocol.session import EngineSession, SessionClosedError, SessionDefaults
+from protocol.session_engine import SessionClosedError, SessionDefaults, SessionEngine
 
 HANG = 600.0
 """Seconds for anything that must succeed: only a hang gets there (a busy machine must not fail a test)."""
@@ -259,8 +259,8 @@ def test_a_closed_session_frees_its_table_and_nothing_keeps_it_alive(monkeypatch
 
     monkeypatch.setattr(Searcher, "close", counting_close)
 
-    async def main() -> weakref.ref[EngineSession]:
-        session = EngineSession(SessionDefaults(options=OptionValues(hash=2)))
+    async def main() -> weakref.ref[SessionEngine]:
+        session = SessionEngine(SessionDefaults(options=OptionValues(hash=2)))
         result = await session.search(Board(), Limit(depth=3))
         assert result.best is not None
         await session.close()

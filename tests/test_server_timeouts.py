@@ -23,7 +23,7 @@ from protocol.dxp_session import DxpFollower
 from protocol.framing import stream_limit
 from protocol.hub_session import run_hub
 from protocol.log_limit import FIRST
-from protocol.session import SessionDefaults
+from protocol.session_engine import SessionDefaults
 
 WAIT = 30.0
 """Upper bound for anything that should happen within a couple of seconds (a busy machine)."""

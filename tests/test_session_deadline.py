@@ -24,7 +24,7 @@ from engine.limits import Limit
 from engine.options import OptionValues
 from engine.search import Score, Searcher, SearchInfo
 from protocol.host_pool import HostPool
-from protocol.session import EngineSession, SessionDefaults, fallback_result
+from protocol.session_engine import SessionDefaults, SessionEngine, fallback_result
 from samuel.session_args import add_session_arguments, session_defaults
 
 pytestmark = pytest.mark.timeout(120)
@@ -63,7 +63,7 @@ def test_a_held_search_is_answered_at_its_deadline_with_the_first_legal_move(
     held = Held(monkeypatch)
 
     async def main() -> None:
-        s = EngineSession(SessionDefaults(options=OptionValues(hash=1), deadline_margin=0.05))
+        s = SessionEngine(SessionDefaults(options=OptionValues(hash=1), deadline_margin=0.05))
         board = Board()
         result = await asyncio.wait_for(s.search(board, Limit(movetime=0.05)), HANG)
         assert result.best == board.legal_moves[0] and result.info.depth == 0
@@ -84,7 +84,7 @@ def test_the_next_move_is_answered_in_time_while_a_stopped_search_still_holds_on
     held = Held(monkeypatch)
 
     async def main() -> None:
-        s = EngineSession(SessionDefaults(options=OptionValues(hash=1)))
+        s = SessionEngine(SessionDefaults(options=OptionValues(hash=1)))
         board = Board()
         first = await asyncio.wait_for(s.search(board, Limit(movetime=0.05)), HANG)
         second = await asyncio.wait_for(s.search(board, Limit(movetime=0.05)), HANG)
@@ -101,7 +101,7 @@ def test_a_held_search_is_answered_with_the_move_it_reported(monkeypatch: pytest
     held = Held(monkeypatch, report=a_report)
 
     async def main() -> None:
-        s = EngineSession(SessionDefaults(options=OptionValues(hash=1)))
+        s = SessionEngine(SessionDefaults(options=OptionValues(hash=1)))
         board = Board()
         seen: list[SearchInfo] = []
         result = await asyncio.wait_for(s.search(board, Limit(movetime=0.05), seen.append), HANG)
@@ -117,7 +117,7 @@ def test_an_untimed_search_has_no_deadline(monkeypatch: pytest.MonkeyPatch) -> N
     held = Held(monkeypatch)
 
     async def main() -> None:
-        s = EngineSession(SessionDefaults(options=OptionValues(hash=1), deadline_margin=0.0))
+        s = SessionEngine(SessionDefaults(options=OptionValues(hash=1), deadline_margin=0.0))
         search = asyncio.ensure_future(s.search(Board(), Limit(depth=2)))
         await asyncio.to_thread(held.entered.wait, HANG)
         await asyncio.sleep(0.3)  # far past any deadline a timed search would have had
@@ -133,7 +133,7 @@ def test_a_negative_margin_turns_the_deadline_off(monkeypatch: pytest.MonkeyPatc
     held = Held(monkeypatch)
 
     async def main() -> None:
-        s = EngineSession(SessionDefaults(options=OptionValues(hash=1), deadline_margin=-1.0))
+        s = SessionEngine(SessionDefaults(options=OptionValues(hash=1), deadline_margin=-1.0))
         search = asyncio.ensure_future(s.search(Board(), Limit(movetime=0.01)))
         await asyncio.to_thread(held.entered.wait, HANG)
         await asyncio.sleep(0.3)
@@ -162,7 +162,7 @@ def test_a_frozen_search_process_is_answered_at_its_deadline() -> None:
         pool = HostPool(1, SessionDefaults(options=OptionValues(hash=1), search_priority="normal"))
         await pool.start()
         try:
-            s = EngineSession(SessionDefaults(options=OptionValues(hash=1), search_priority="normal",
+            s = SessionEngine(SessionDefaults(options=OptionValues(hash=1), search_priority="normal",
                                               search_hosts=pool))
             board = Board()
             warm = await asyncio.wait_for(s.search(board, Limit(depth=2)), HANG)  # the host is up

@@ -22,7 +22,7 @@ from engine.fen import START_FEN
 from protocol.context import DXP_PORT, ServerSettings
 from protocol.framing import stream_limit
 from protocol.position_strings import FRAMES
-from protocol.session import SessionDefaults
+from protocol.session_engine import SessionDefaults
 from samuel.argtypes import out_of_range, positive_float, positive_int
 from samuel.engine_args import engine_spec_pairs
 from samuel.outputs import output_dir, output_file, replacing

@@ -1,4 +1,4 @@
-"""EngineSession: one client's engine, with searches run off the event loop.
+"""SessionEngine: the engine one protocol session owns, with searches run off the event loop.
 
 Every connection (or the stdin session) owns one.  Its searches run either on threads
 of this process (``LocalEngine``; the C search releases the GIL, so the event loop keeps
@@ -40,11 +40,16 @@ from protocol.local_engine import (
 
 log = logging.getLogger(__name__)
 
-__all__ = ["EngineSession", "SearchBusyError", "SessionClosedError", "SessionDefaults",
-           "TableMemoryError"]
+__all__ = [
+    "SearchBusyError",
+    "SessionClosedError",
+    "SessionDefaults",
+    "SessionEngine",
+    "TableMemoryError",
+]
 
 
-class EngineSession:
+class SessionEngine:
     """The engine of one client: options, and the search it runs (here or in a search process)."""
 
     def __init__(self, defaults: SessionDefaults | None = None) -> None:
