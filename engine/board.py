@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
@@ -10,16 +9,11 @@ from engine import core
 from engine.errors import AmbiguousMoveError, GameOverError, IllegalMoveError
 from engine.fen import START_FEN, FenPosition, format_fen, parse_fen
 from engine.move import Move, parse_move_text
+from engine.termination import Termination
 from engine.types import BLACK, WHITE, Color, Square, row_col
 
 FORTY_MOVE_PLIES = 80
 """The 40-move rule: 40 moves by each side with no man move and no capture."""
-
-
-class Termination(enum.Enum):
-    NO_MOVES = "no legal moves"
-    REPETITION = "threefold repetition"
-    FORTY_MOVES = "40-move rule"
 
 
 @dataclass(frozen=True)

@@ -140,7 +140,7 @@ def rule_ending(board: Board, opening_plies: int = 0, max_plies: int | None = No
     repetition or 40-move draws: the rules some papers played by)."""
     outcome = board.outcome() if draws else None
     if outcome is not None:
-        return GameEnd(outcome.result(), Termination.from_outcome(outcome))
+        return GameEnd(outcome.result(), outcome.termination)
     if not draws and not board.legal_moves:
         return GameEnd.loss_for(board.turn, Termination.NO_MOVES)
     if max_plies is not None and len(board.move_stack) - opening_plies >= max_plies:

@@ -17,10 +17,6 @@ from __future__ import annotations
 
 import enum
 import re
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from engine.board import Outcome
 
 
 class Termination(str, enum.Enum):
@@ -73,11 +69,6 @@ class Termination(str, enum.Enum):
     def describe(self, detail: str = "") -> str:
         """``label``, or ``label (detail)``: the PDN ``Termination`` tag."""
         return f"{self.label} ({detail})" if detail else self.label
-
-    @classmethod
-    def from_outcome(cls, outcome: Outcome) -> Termination:
-        """The ending a board's ``outcome()`` reports (the rules' three)."""
-        return cls[outcome.termination.name]
 
     @classmethod
     def read(cls, text: str, result: str | None = None) -> Termination:

@@ -48,9 +48,9 @@ from engine.options import OptionValues, check_compatible, find, session_options
 from engine.runner import SearchRun
 from engine.search import EngineSearcher
 from engine.searchers import build_searcher
+from engine.termination import Termination
 from engine.types import BLACK, WHITE
 from matches.player import Played, Player, PlayerFault
-from matches.record import Ending
 from matches.timecontrol import TimeControl
 from protocol.client import (
     DxpEngine,
@@ -513,13 +513,13 @@ class InProcessPlayer(Player):
             self._searcher = build_searcher(OptionValues(self.spec.options))
         except (SamuelError, ValueError, OSError, MemoryError) as exc:
             self._alive = False
-            raise PlayerFault(Ending.CRASH, f"{self.who} cannot start: {exc}") from None
+            raise PlayerFault(Termination.CRASH, f"{self.who} cannot start: {exc}") from None
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"samuel-{self.name}")
         self._alive = True
 
     def _running(self) -> tuple[EngineSearcher, ThreadPoolExecutor]:
         if not self._alive or self._searcher is None or self._executor is None:
-            raise PlayerFault(Ending.CRASH, f"{self.who} is not running")
+            raise PlayerFault(Termination.CRASH, f"{self.who} is not running")
         return self._searcher, self._executor
 
     async def _settle(self, timeout: float | None = SETTLE_TIMEOUT) -> bool:
@@ -541,7 +541,7 @@ class InProcessPlayer(Player):
         searcher, executor = self._running()
         if not await self._settle():
             self._alive = False
-            raise PlayerFault(Ending.STALL, f"{self.who}: an earlier search does not stop")
+            raise PlayerFault(Termination.STALL, f"{self.who}: an earlier search does not stop")
         run = SearchRun(board, limit, searcher, submit=executor.submit)  # it searches a copy of the board
         self._run = run
         try:
@@ -549,19 +549,20 @@ class InProcessPlayer(Player):
         except asyncio.TimeoutError:
             if not await self._settle():
                 self._alive = False
-            raise PlayerFault(Ending.STALL, f"{self.who} did not move within {timeout or 0:.2f} s") from None
+            raise PlayerFault(Termination.STALL,
+                              f"{self.who} did not move within {timeout or 0:.2f} s") from None
         except asyncio.CancelledError:
             run.stop()
             raise
         except GameOverError:
             raise  # asked to move in a finished game: the caller's mistake, not the engine's
         except Exception as exc:
-            raise PlayerFault(Ending.CRASH, f"{self.who} failed during its move: {exc!r}") from None
+            raise PlayerFault(Termination.CRASH, f"{self.who} failed during its move: {exc!r}") from None
         move = result.best
         if move is None:
-            raise PlayerFault(Ending.PROTOCOL_ERROR, f"{self.who} returned no move in {board.fen()}")
+            raise PlayerFault(Termination.PROTOCOL_ERROR, f"{self.who} returned no move in {board.fen()}")
         if not board.is_legal(move):
-            raise PlayerFault(Ending.ILLEGAL_MOVE, f"{self.who} played {move.long}, "
+            raise PlayerFault(Termination.ILLEGAL_MOVE, f"{self.who} played {move.long}, "
                                                    f"not legal in {board.fen()}")
         info = result.info
         return Played(move, info.score.men, info.depth, info.nodes)
@@ -638,14 +639,15 @@ class ClientPlayer(Player):
             self.protocol = await asyncio.wait_for(self._open(), START_TIMEOUT)
         except EngineTerminatedError as exc:
             self._alive = False
-            raise PlayerFault(Ending.CRASH, f"{self.who} could not start: {_plain(exc)}") from None
+            raise PlayerFault(Termination.CRASH, f"{self.who} could not start: {_plain(exc)}") from None
         except (asyncio.TimeoutError, EngineTimeoutError):
             self._alive = False
-            raise PlayerFault(Ending.STALL, f"{self.who} did not finish its handshake "
+            raise PlayerFault(Termination.STALL, f"{self.who} did not finish its handshake "
                                             f"within {START_TIMEOUT:g} s") from None
         except (EngineError, OSError, ValueError) as exc:
             self._alive = False
-            raise PlayerFault(Ending.PROTOCOL_ERROR, f"{self.who} could not start: {_plain(exc)}") from None
+            raise PlayerFault(Termination.PROTOCOL_ERROR,
+                              f"{self.who} could not start: {_plain(exc)}") from None
         self._alive = True
         options = dict(self.spec.options)
         if options:
@@ -665,7 +667,7 @@ class ClientPlayer(Player):
 
     def _require(self) -> EngineProtocol:
         if self.protocol is None or not self._alive:
-            raise PlayerFault(Ending.CRASH, f"{self.who} is not running")
+            raise PlayerFault(Termination.CRASH, f"{self.who} is not running")
         return self.protocol
 
     def _gone(self, when: str, exc: Exception) -> str:
@@ -684,13 +686,14 @@ class ClientPlayer(Player):
         except EngineTerminatedError as exc:
             message = self._gone(when, exc)
             self.kill()
-            raise PlayerFault(Ending.CRASH, message) from None
+            raise PlayerFault(Termination.CRASH, message) from None
         except (asyncio.TimeoutError, EngineTimeoutError):
             self.kill()
             message = f"{self.who} did not answer {when} within {timeout:g} s"
-            raise PlayerFault(Ending.STALL, message) from None
+            raise PlayerFault(Termination.STALL, message) from None
         except EngineError as exc:
-            raise PlayerFault(Ending.PROTOCOL_ERROR, f"{self.who} failed {when}: {_plain(exc)}") from None
+            raise PlayerFault(Termination.PROTOCOL_ERROR,
+                              f"{self.who} failed {when}: {_plain(exc)}") from None
 
     # ---- playing ----
 
@@ -705,21 +708,22 @@ class ClientPlayer(Player):
         except EngineTerminatedError as exc:
             message = self._gone("during its move", exc)
             self.kill()
-            raise PlayerFault(Ending.CRASH, message) from None
+            raise PlayerFault(Termination.CRASH, message) from None
         except IllegalEngineMoveError as exc:
-            raise PlayerFault(Ending.ILLEGAL_MOVE, f"{self.who}: {_plain(exc)}") from None
+            raise PlayerFault(Termination.ILLEGAL_MOVE, f"{self.who}: {_plain(exc)}") from None
         except EngineGameEndError as exc:
-            raise PlayerFault(Ending.PROTOCOL_ERROR, f"{self.who} ended the game instead of moving: "
+            raise PlayerFault(Termination.PROTOCOL_ERROR, f"{self.who} ended the game instead of moving: "
                                                      f"{_plain(exc)}") from None
         except (asyncio.TimeoutError, EngineTimeoutError):
             # The engine may still answer later and put the stream out of step: it has to go.
             self.kill()
-            raise PlayerFault(Ending.STALL, f"{self.who} did not move within {wait or 0:.2f} s") from None
+            raise PlayerFault(Termination.STALL,
+                              f"{self.who} did not move within {wait or 0:.2f} s") from None
         except EngineError as exc:
-            raise PlayerFault(Ending.PROTOCOL_ERROR, f"{self.who}: {_plain(exc)}") from None
+            raise PlayerFault(Termination.PROTOCOL_ERROR, f"{self.who}: {_plain(exc)}") from None
         move = result.move
         if not board.is_legal(move):  # the client checks too; a fault must never reach the board
-            raise PlayerFault(Ending.ILLEGAL_MOVE, f"{self.who} played {move.long}, "
+            raise PlayerFault(Termination.ILLEGAL_MOVE, f"{self.who} played {move.long}, "
                                                    f"not legal in {board.fen()}")
         info = result.info
         score = info.get("score")

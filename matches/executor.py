@@ -19,7 +19,7 @@ from engine.types import BLACK, WHITE
 from matches.engines import EngineSpec, make_player
 from matches.player import EngineStartError, Player, PlayerFault
 from matches.record import GameSpec, MatchGame
-from matches.referee import GameRules, forfeit, play_game
+from matches.referee import GameRules, forfeit, play_match_game
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +75,7 @@ async def play_with_fresh_engines(spec: GameSpec, engines: Mapping[str, EngineSp
                 players[name] = await _start_player(engines[name], rules, first=name in first)
             except PlayerFault as exc:
                 return forfeit(spec, rules, colour, exc)
-        return await play_game(spec, players[spec.black], players[spec.white], rules)
+        return await play_match_game(spec, players[spec.black], players[spec.white], rules)
     finally:
         for p in players.values():
             with contextlib.suppress(Exception):
@@ -140,7 +140,7 @@ class LocalPool(Executor):
                     slot.players.pop(name, None)
                     return forfeit(spec, self.rules, colour, exc)
             try:
-                record = await play_game(spec, players[spec.black], players[spec.white], self.rules,
+                record = await play_match_game(spec, players[spec.black], players[spec.white], self.rules,
                                          self.on_move)
             except BaseException:
                 # Cancelled (an SPRT stop, Ctrl-C) or a bug: these engines are mid-search.

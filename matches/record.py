@@ -20,9 +20,6 @@ from engine.move import Move
 from engine.pdn import read_game
 from engine.termination import Termination
 
-Ending = Termination
-"""The name the match code has used for ``engine.termination.Termination`` (the same enum)."""
-
 
 @dataclass(frozen=True)
 class GameSpec:
@@ -67,7 +64,7 @@ class SideReport:
     nodes: int = 0
     time_forfeit: bool = False
     fault: str = ""
-    """Empty, or the Ending value of this engine's fault (crash, stall, illegal-move, protocol-error)."""
+    """Empty, or the Termination value of this engine's fault (crash, stall, illegal-move, protocol-error)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -325,10 +325,6 @@ async def play_match_game(spec: GameSpec, black: Player, white: Player, rules: G
                      sides=sides)
 
 
-play_game = play_match_game
-"""The name the executors still import (to go once they call ``play_match_game``)."""
-
-
 def game_tags(spec: GameSpec, rules: GameRules) -> dict[str, str]:
     """The PDN tags a match gives a game (the game record adds ``Result`` and ``Termination``)."""
     tcs = {rules.tc_for(spec.black).describe(), rules.tc_for(spec.white).describe()}

@@ -409,7 +409,7 @@ class DxpFollower:
         if reason is not None:
             self._think_task = None
             outcome = game.board.outcome()
-            log.info("dxp: game over on our move: %s", outcome.termination.value if outcome else "?")
+            log.info("dxp: game over on our move: %s", outcome.termination.label if outcome else "?")
             self.game = None
             self._awaiting_ack = True
             await self.send(g.GameEnd(reason, g.STOP_NEXT_GAME))

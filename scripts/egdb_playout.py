@@ -66,7 +66,7 @@ def main() -> int:
         key = "drawn" if outcome.winner is None else "won" if outcome.winner == winner else "lost"
         tally[key] += 1
         if key != "won":
-            print(f"{key}: {fen} after {board.ply} plies ({outcome.termination.value})", flush=True)
+            print(f"{key}: {fen} after {board.ply} plies ({outcome.termination.label})", flush=True)
     with_db = "without" if args.winner_without_db else "with"
     print(f"{args.games} won positions, winner {with_db} the database, {args.movetime} s a move: "
           f"{tally['won']} won, {tally['drawn']} drawn, {tally['lost']} lost "

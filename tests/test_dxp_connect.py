@@ -72,4 +72,4 @@ def test_a_follower_that_crashes_after_a_real_start_loses(
     out, err = capsys.readouterr()
     assert rc == 0, out + err
     assert f"score: samuel 2 - 0 127.0.0.1:{port} (2 games)" in out, out
-    assert out.count("crash: ") == 2 and "closed the connection" in out, out
+    assert out.count("(crash (") == 2 and "closed the connection" in out, out

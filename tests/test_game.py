@@ -22,7 +22,7 @@ def test_random_games_end_by_the_rules_or_the_cap() -> None:
         assert game.plies == len(board.move_stack) <= 120
         outcome = board.outcome()
         if outcome is not None:
-            assert (game.result, game.termination) == (outcome.result(), Termination.from_outcome(outcome))
+            assert (game.result, game.termination) == (outcome.result(), outcome.termination)
         else:
             assert game.plies == 120
             assert game.end == GameEnd("1/2-1/2", Termination.MOVE_CAP, "120 plies")

@@ -18,10 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from engine.termination import Termination
 from matches.engines import EngineSpec
 from matches.executor import LocalPool, play_with_fresh_engines
 from matches.player import EngineStartError
-from matches.record import Ending, GameSpec
+from matches.record import GameSpec
 from matches.referee import GameRules
 from matches.store import finished_records, read_events
 from matches.timecontrol import TimeControl
@@ -90,7 +91,7 @@ def test_a_crash_after_a_real_start_stays_a_loss_even_when_the_restart_fails(tmp
     assert started.exists()
     done = finished_records(read_events(out / "events.jsonl"))
     assert len(done) == 4
-    assert all(r.ending is Ending.CRASH and r.score_for("flaky") == 0.0 for r in done), \
+    assert all(r.ending is Termination.CRASH and r.score_for("flaky") == 0.0 for r in done), \
         [r.reason for r in done]
     assert sum("could not start" in r.reason for r in done) == 3  # the crash in game 1, then restarts
 
@@ -137,7 +138,7 @@ def test_the_local_pool_raises_for_a_first_start_and_forfeits_after_a_real_one(t
             assert not record.ending.is_fault, record.reason
             pool._all[0].drop("flaky")  # as after a crash: the next game starts it again, and it fails
             record = await pool.play(_spec("good", "flaky"))
-            assert record.ending is Ending.CRASH and record.score_for("flaky") == 0.0
+            assert record.ending is Termination.CRASH and record.score_for("flaky") == 0.0
         finally:
             await pool.close()
         fresh = LocalPool(engines, rules)  # a new run: the same failure is now a first start
@@ -163,6 +164,6 @@ def test_fresh_engines_start_the_unproven_one_first(tmp_path: Path) -> None:
         with pytest.raises(EngineStartError, match="engine 'dead'"):
             await play_with_fresh_engines(_spec("broken", "dead"), engines, rules, first={"dead"})
         record = await play_with_fresh_engines(_spec("broken", "dead"), engines, rules)
-        assert record.ending is Ending.CRASH and "broken" in record.reason
+        assert record.ending is Termination.CRASH and "broken" in record.reason
 
     asyncio.run(main())

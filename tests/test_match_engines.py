@@ -22,6 +22,7 @@ from engine import evaluators
 from engine.board import Board
 from engine.limits import Limit
 from engine.search import Mode
+from engine.termination import Termination
 from matches.engines import (
     ClientPlayer,
     EngineSpec,
@@ -31,7 +32,6 @@ from matches.engines import (
     parse_engine,
 )
 from matches.player import Player, PlayerFault
-from matches.record import Ending
 from matches.timecontrol import TimeControl
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -262,7 +262,7 @@ def test_in_process_stall_stops_the_search_and_can_go_on() -> None:
         await player.start()
         with pytest.raises(PlayerFault) as info:
             await player.play(Board(), Limit(), 0.2)  # no limit: only our timeout ends it
-        assert info.value.ending == Ending.STALL
+        assert info.value.ending == Termination.STALL
         assert "engine 'slow' (inproc: default, pvs) did not move within 0.20 s" in str(info.value)
         # Alive: the stall stopped the endless search (else the player would be given up).
         assert player.alive and isinstance(player, InProcessPlayer)
@@ -272,7 +272,7 @@ def test_in_process_stall_stops_the_search_and_can_go_on() -> None:
         assert not player.alive
         with pytest.raises(PlayerFault) as dead:
             await player.play(Board(), Limit(depth=1), None)
-        assert dead.value.ending == Ending.CRASH
+        assert dead.value.ending == Termination.CRASH
         await player.close()
 
     run(main)
@@ -325,7 +325,7 @@ def test_client_player_options_reach_the_engine() -> None:
         player = make_player(spec)
         with pytest.raises(PlayerFault) as info:
             await player.start()
-        assert info.value.ending == Ending.PROTOCOL_ERROR
+        assert info.value.ending == Termination.PROTOCOL_ERROR
         assert "engine 'picky'" in str(info.value) and "nosuch" in str(info.value)
         assert not player.alive
         assert isinstance(player, ClientPlayer) and player.protocol is not None
@@ -336,25 +336,26 @@ def test_client_player_options_reach_the_engine() -> None:
 
 
 @pytest.mark.parametrize("args, ending, message", [
-    (("--crash-after", "2"), Ending.CRASH, "engine 'f' (hub: python* fake_hub.py --crash-after 2) "
+    (("--crash-after", "2"), Termination.CRASH, "engine 'f' (hub: python* fake_hub.py --crash-after 2) "
                                            "exited with code 3 during its move"),
-    (("--illegal-after", "2"), Ending.ILLEGAL_MOVE, "engine 'f' (hub: * played '*', which is not legal"),
-    (("--error-after", "2"), Ending.PROTOCOL_ERROR, "engine 'f' (hub: *): fake: fake cannot think today"),
-    (("--hang-after", "2"), Ending.STALL, "engine 'f' (hub: *) did not move within 0.50 s"),
+    (("--illegal-after", "2"), Termination.ILLEGAL_MOVE, "engine 'f' (hub: * played '*', which is not legal"),
+    (("--error-after", "2"), Termination.PROTOCOL_ERROR,
+     "engine 'f' (hub: *): fake: fake cannot think today"),
+    (("--hang-after", "2"), Termination.STALL, "engine 'f' (hub: *) did not move within 0.50 s"),
 ])
-def test_fake_engine_faults(args: tuple[str, ...], ending: Ending, message: str) -> None:
+def test_fake_engine_faults(args: tuple[str, ...], ending: Termination, message: str) -> None:
     async def main() -> None:
         player = make_player(fake(*args, name="f"))
         await player.start()
         await player.new_game()
         await play_some(player, 1, Limit(movetime=0.05))
         # The hang is found by our 0.5 s wait; the other faults must not race it on a busy machine.
-        wait = 0.5 if ending is Ending.STALL else HANG
+        wait = 0.5 if ending is Termination.STALL else HANG
         with pytest.raises(PlayerFault) as info:
             await play_some(player, 1, Limit(movetime=0.05), wait)
         assert info.value.ending == ending
         assert fnmatch.fnmatch(str(info.value), message + "*"), str(info.value)
-        assert player.alive == (ending in (Ending.ILLEGAL_MOVE, Ending.PROTOCOL_ERROR))
+        assert player.alive == (ending in (Termination.ILLEGAL_MOVE, Termination.PROTOCOL_ERROR))
         await player.close()
         assert not player.alive
 
@@ -382,12 +383,12 @@ def test_fake_engine_delay_and_restart() -> None:
 def test_engines_that_cannot_start(tmp_path: Path) -> None:
     async def main() -> None:
         cases = [
-            (fake("--crash-at-start", name="dead"), Ending.CRASH, "engine 'dead' (hub: "),
-            (parse_engine(["name=none", "proto=hub", f"cmd={tmp_path / 'no-engine'}"]), Ending.CRASH,
+            (fake("--crash-at-start", name="dead"), Termination.CRASH, "engine 'dead' (hub: "),
+            (parse_engine(["name=none", "proto=hub", f"cmd={tmp_path / 'no-engine'}"]), Termination.CRASH,
              "engine 'none' (hub: no-engine) could not start"),
-            (parse_engine(["name=shut", "proto=cb", "tcp=127.0.0.1:1"]), Ending.CRASH,
+            (parse_engine(["name=shut", "proto=cb", "tcp=127.0.0.1:1"]), Termination.CRASH,
              "engine 'shut' (cb: 127.0.0.1:1) could not start: cannot connect"),
-            (fake("--reject-params", name="rej", extra=("option.x=1",)), Ending.PROTOCOL_ERROR,
+            (fake("--reject-params", name="rej", extra=("option.x=1",)), Termination.PROTOCOL_ERROR,
              "engine 'rej' (hub: "),
         ]
         for spec, ending, message in cases:
@@ -414,7 +415,7 @@ def test_kill_is_immediate() -> None:
         assert await asyncio.wait_for(proc.wait(), HANG) == -9
         with pytest.raises(PlayerFault) as info:
             await player.play(Board(), Limit(movetime=0.05), 1.0)
-        assert info.value.ending == Ending.CRASH
+        assert info.value.ending == Termination.CRASH
         await player.close()
 
     run(main)

@@ -13,7 +13,7 @@ from engine.pdn import read_game
 from engine.termination import Termination
 from matches.player import Played, Player, PlayerFault
 from matches.record import GameSpec
-from matches.referee import Adjudication, GameRules, play_game
+from matches.referee import Adjudication, GameRules, play_match_game
 from matches.timecontrol import TimeControl
 
 BALLOT_FEN = "W:W17,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,6,7,8,9,10,11,12,13"
@@ -66,7 +66,7 @@ class Scripted(Player):
 
 def run(black: Player, white: Player, rules: GameRules | None = None, s: GameSpec | None = None):  # type: ignore[no-untyped-def]
     rules = rules or GameRules(default_tc=TimeControl(depth=1))
-    return asyncio.run(play_game(s or spec(), black, white, rules))
+    return asyncio.run(play_match_game(s or spec(), black, white, rules))
 
 
 def test_a_game_to_its_end_under_the_rules_writes_readable_pdn() -> None:

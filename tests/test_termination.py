@@ -23,11 +23,11 @@ def test_values_labels_and_the_pdn_tag() -> None:
         assert Termination.read(t.describe("some detail (with brackets)")) is t
 
 
-def test_the_rules_endings_match_the_boards() -> None:
+def test_the_board_reports_its_endings_in_the_same_vocabulary() -> None:
     outcome = Board("W:W5:B1").outcome()
-    assert outcome is not None and Termination.from_outcome(outcome) is Termination.NO_MOVES
-    for name in ("NO_MOVES", "REPETITION", "FORTY_MOVES"):  # the board's three, by name
-        assert Termination[name].is_rule
+    assert outcome is not None and outcome.termination is Termination.NO_MOVES
+    assert [t for t in Termination if t.is_rule] == [Termination.NO_MOVES, Termination.REPETITION,
+                                                      Termination.FORTY_MOVES]
 
 
 @pytest.mark.parametrize(("words", "result", "expected"), [

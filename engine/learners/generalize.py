@@ -634,9 +634,6 @@ class SelfPlay:
         self.history.append(record)
         return record
 
-    play_game = play_learning_game
-    """The name ``samuel learn generalize`` still calls (to go once it calls ``play_learning_game``)."""
-
     def alpha_evaluator(self, name: str = "samuel-alpha") -> Evaluator:
         ev = samuel_terms.polynomial(self.alpha.coefficients(), name=name, padv=padv_weight(self.alpha.rules))
         return Evaluator(ev.name, ev.spec, self.meta())

@@ -82,7 +82,7 @@ def require_game_on(board: Board) -> None:
     outcome = board.outcome()
     if outcome is not None:
         raise GameOverError(
-            f"nothing to analyse, the game is over: {outcome.result()} ({outcome.termination.value}) "
+            f"nothing to analyse, the game is over: {outcome.result()} ({outcome.termination.label}) "
             f"in {board.fen()}"
         )
 

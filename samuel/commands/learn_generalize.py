@@ -269,7 +269,7 @@ def run(args: argparse.Namespace) -> int:
             progress.update(task, ply=note)
 
         for _ in range(todo):
-            rec = sp.play_game(on_ply)
+            rec = sp.play_learning_game(on_ply)
             save_outputs(sp, state_path, eval_path, args.name)
             lead = max(rec.coefficients, key=lambda n: abs(rec.coefficients[n]))
             notes = " adopted" if rec.adopted else ""

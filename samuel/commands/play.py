@@ -118,7 +118,7 @@ def describe_outcome(outcome: Outcome, human: Color) -> str:
     if outcome.termination == Termination.NO_MOVES:
         why = f"{color_name(outcome.winner ^ 1)} has no legal move"
     else:  # not reached with today's rules, but say something true
-        why = outcome.termination.value
+        why = outcome.termination.label
     who = "You win!" if outcome.winner == human else f"{ENGINE_NAME} wins."
     return f"Game over, {result}: {color_name(outcome.winner)} wins, {why}. {who}"
 
