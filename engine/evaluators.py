@@ -18,6 +18,8 @@ from engine.board import Board
 from engine.errors import OptionError
 from engine.evaluator import MATERIAL, Evaluator
 from engine.replacing import replacing
+from engine.samuel_rote_terms import SAMUEL_ROTE
+from engine.samuel_terms import SAMUEL_1959
 
 FEATURE_NAMES: tuple[str, ...] = tuple(core.feature_names())
 
@@ -45,12 +47,6 @@ def tables(man: Sequence[int], king: Sequence[int], name: str = "tables") -> Eva
 def features(board: Board) -> dict[str, int]:
     """The feature terms of a position (side to move minus opponent)."""
     return dict(zip(FEATURE_NAMES, core.features(board.raw), strict=False))
-
-
-def _samuel_1959() -> Evaluator:
-    from engine.learners.samuel_terms import SAMUEL_1959  # it builds on Evaluator: imported when asked for
-
-    return SAMUEL_1959
 
 
 DEFAULT_2026_11_WEIGHTS: tuple[int, ...] = (
@@ -81,17 +77,11 @@ def _texel_2026_11() -> Evaluator:
                               "evaluator before the piece-square network (issue 16)"})
 
 
-def _samuel_rote() -> Evaluator:
-    from engine.learners.samuel_rote_terms import SAMUEL_ROTE
-
-    return SAMUEL_ROTE
-
-
 BUILTIN: dict[str, Callable[[], Evaluator]] = {
     "material": lambda: MATERIAL,
     "default": lambda: DEFAULT,
-    "samuel-1959": _samuel_1959,
-    "samuel-rote": _samuel_rote,
+    "samuel-1959": lambda: SAMUEL_1959,
+    "samuel-rote": lambda: SAMUEL_ROTE,
     "default-2026-11": _default_2026_11,
     "texel-2026-11": _texel_2026_11,
 }

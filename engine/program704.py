@@ -44,7 +44,7 @@ PARAMS = ("ADV", "CENT", "KCENT", "MOB", "DIA", "DYKE")
 """The Appendix C parameters the 704 program computes."""
 PARAM_OUTPUTS = ("OADV", "OCENT", "OKCENT", "OMOB", "ODIA", "ODYKE")
 EVAL_WEIGHTS = {"PADV": 32, "ADV": 1, "CENT": 2, "KCENT": 2, "MOB": -1}
-"""The 704 program's scoring: these weights times Samuel's terms (engine.learners.samuel_terms with no parent:
+"""The 704 program's scoring: these weights times Samuel's terms (engine.samuel_terms with no parent:
 each parameter with the sides' roles swapped minus as it is).  A small fixed polynomial of ours, with
 piece advantage first, not Samuel's learned one."""
 EVALUATION = ("a fixed polynomial of its own, not Samuel's learned one: "

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from book_scoring import c_scores
 
-from engine import core
-from engine.learners import agreement, book_data, book_polynomial, samuel_terms
+from engine import core, samuel_terms
+from engine.learners import agreement, book_data, book_polynomial
 from engine.learners.book_polynomial import TERM_NAMES
 
 

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import BLACK, WHITE, Board, evaluators
-from engine.learners import samuel_terms
+from engine import BLACK, WHITE, Board, evaluators, samuel_terms
 from engine.learners.generalize import (
     FIRST_SERIES_GAMES,
     Alpha,

@@ -22,6 +22,11 @@ MAY_NOT_IMPORT = {
 }
 """csrc -> engine -> protocol -> matches -> samuel; the emulator stands alone."""
 
+UPPER_SUBPACKAGES = ("engine.learners", "protocol.client")
+"""Layers inside a package: the learners build on the engine and the client library on the
+protocol formats, so no module of the package outside them may import them (at any depth,
+inside a function too)."""
+
 
 def module_name(path: Path) -> str:
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
@@ -129,6 +134,31 @@ def test_no_import_cycles() -> None:
 
 def test_a_cycle_would_be_found() -> None:
     assert list(cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}})) == [["a", "b", "c"]]
+
+
+def upward_within_packages(graph: dict[str, set[str]]) -> list[str]:
+    def inside(name: str, sub: str) -> bool:
+        return name == sub or name.startswith(sub + ".")
+
+    return sorted(
+        f"{name} imports {target}"
+        for name, targets in graph.items()
+        for target in targets
+        for sub in UPPER_SUBPACKAGES
+        if inside(target, sub) and inside(name, sub.rpartition(".")[0]) and not inside(name, sub)
+    )
+
+
+def test_no_module_imports_an_upper_layer_of_its_own_package() -> None:
+    wrong = upward_within_packages(import_graph())
+    assert not wrong, "\n".join(wrong)
+
+
+def test_an_upward_import_inside_a_function_would_be_found() -> None:
+    graph = {"engine.board": {"engine.core"}, "engine.evaluators": {"engine.learners.samuel_terms"},
+             "engine.learners.rote": {"engine.board"}, "protocol.client.hub": {"protocol.framing"},
+             "protocol.local_engine": {"engine.learners.rote"}}  # another package's layer: allowed
+    assert upward_within_packages(graph) == ["engine.evaluators imports engine.learners.samuel_terms"]
 
 
 def test_layers_import_downward_only() -> None:

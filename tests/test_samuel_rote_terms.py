@@ -1,4 +1,4 @@
-"""Samuel's four-term rote polynomial (engine/learners/samuel_rote_terms.py): the evaluator against
+"""Samuel's four-term rote polynomial (engine/samuel_rote_terms.py): the evaluator against
 a Python computation from the slow reference's parameters, and the fit's bookkeeping."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ import samuel_terms_reference as ref
 from shared_data import OCA_FIRST_60
 
 from engine import core, evaluators
+from engine import samuel_rote_terms as srt
+from engine import samuel_terms as st
 from engine.board import Board
 from engine.learners import agreement, book_data
 from engine.learners import samuel_rote_fit as srf
-from engine.learners import samuel_rote_terms as srt
-from engine.learners import samuel_terms as st
 from samuel.cli import main as samuel_main
 
 

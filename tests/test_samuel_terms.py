@@ -17,9 +17,9 @@ import pytest
 import samuel_terms_reference as ref
 
 from engine import core, evaluators
+from engine import samuel_terms as st
 from engine.board import Board
 from engine.errors import OptionError
-from engine.learners import samuel_terms as st
 from engine.limits import Limit
 from engine.search import Mode, Searcher
 

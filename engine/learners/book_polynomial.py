@@ -1,7 +1,7 @@
 """Samuel's linear polynomial fitted to book games by his correlation method.
 
 For every book position each legal move's resulting position (the *child*) is
-described by Samuel's terms (``engine.learners.samuel_terms``: PADV, the 26 simple
+described by Samuel's terms (``engine.samuel_terms``: PADV, the 26 simple
 difference terms, the 12 connectives), computed with the book position as the
 child's parent.  Terms are for the side to move in the child, so the player
 who chose the move sees ``v = -term``.  For each term ``i``, over all book
@@ -39,9 +39,8 @@ from typing import Any
 
 import numpy as np
 
-from engine import core
+from engine import core, samuel_terms
 from engine.evaluators import Evaluator
-from engine.learners import samuel_terms
 from engine.learners.book_data import BookPositions
 
 ProgressFn = Callable[[int, int], None]

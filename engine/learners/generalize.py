@@ -23,11 +23,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from engine import core
+from engine import core, samuel_terms
 from engine.board import Board
 from engine.evaluators import Evaluator
 from engine.game import GameEnd, play_game
-from engine.learners import samuel_terms
 from engine.learners.generalize_state import (
     ACTIVE_TERMS,
     ADOPTIONS,

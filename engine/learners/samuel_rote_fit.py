@@ -16,9 +16,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from engine import core
-from engine.learners import samuel_terms
-from engine.learners.samuel_rote_terms import EXPONENTS, HYBRID, rote_polynomial
+from engine import core, samuel_terms
+from engine.samuel_rote_terms import EXPONENTS, HYBRID, rote_polynomial
 
 if TYPE_CHECKING:
     import numpy as np

@@ -49,7 +49,7 @@ quantization thresholds are empirical quantiles (1/5 or 1/Q3 steps) of the
 stored integers over the phase's training children, and a value ``x`` has
 the level ``#{thresholds < x}``.
 
-The 27 terms (``engine.learners.samuel_terms`` names only; each seen by the player who
+The 27 terms (``engine.samuel_terms`` names only; each seen by the player who
 made the move, ``v = -term``, Samuel's own difference convention):
 
 * 7 levels: DENY, MOBIL, PADV, EXCH, THRET, CNTR, DIAV, GAP, POLE

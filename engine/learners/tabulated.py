@@ -11,7 +11,7 @@ positions (the alternatives) that fell on it, and the score is the sum of the
 
 Our choices (the paper leaves them open):
 
-* **Parameters.**  Samuel's terms from ``engine.learners.samuel_terms``, each seen by
+* **Parameters.**  Samuel's terms from ``engine.samuel_terms``, each seen by
   the player who made the move (``v = -term``: Samuel's own difference
   convention), reduced to 0/1/2 by the sign of ``v``.  The pool is PADV, the
   26 simple terms and the 12 connectives minus RECAP (EXCH again by

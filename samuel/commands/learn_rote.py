@@ -8,7 +8,7 @@
     samuel learn rote fit --pdn OCA_2.0.pdn                       # refit samuel-rote's coefficients
 
 ``play`` and ``book`` score with ``samuel-rote`` by default, Samuel's fixed four-term rote-learning
-polynomial (engine/learners/samuel_rote_terms.py), at his ply rules (``--mode samuel``).
+polynomial (engine/samuel_rote_terms.py), at his ply rules (``--mode samuel``).
 
 The memory is an SQLite file (engine/learners/rote_store.py); ``samuel serve --rote FILE``
 lets every game played through the server add to it.  See docs/learners/rote.md.
@@ -261,9 +261,9 @@ def run_book(args: argparse.Namespace) -> int:
 
 def run_fit(args: argparse.Namespace) -> int:
     from engine import evaluators
+    from engine import samuel_rote_terms as srt
     from engine.learners import book_data
     from engine.learners import samuel_rote_fit as srf
-    from engine.learners import samuel_rote_terms as srt
 
     try:
         data = book_data.load(args.pdn, limit_games=args.games, cache_dir=args.cache_dir)
