@@ -1,7 +1,8 @@
-"""Evaluators: named specifications the C search evaluates with.
+"""The evaluator catalogue: every evaluator by name (built in, shipped, registered at run time),
+the constructors of simple ones, and their JSON files.
 
-An evaluator is data (a kind plus weights or tables), so learners can build
-one in Python and the search still runs entirely in C.
+An evaluator is data (``engine.named_evaluator.Evaluator``: a kind plus weights or tables), so
+learners can build one in Python and the search still runs entirely in C.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 from engine import core, piece_net_layout
 from engine.board import Board
 from engine.errors import OptionError
-from engine.evaluator import MATERIAL, Evaluator
+from engine.named_evaluator import MATERIAL, Evaluator
 from engine.replacing import replacing
 from engine.samuel_rote_terms import SAMUEL_ROTE
 from engine.samuel_terms import SAMUEL_1959

@@ -45,7 +45,7 @@ and docs/learners/rote.md).
 from __future__ import annotations
 
 from engine import samuel_terms
-from engine.evaluator import Evaluator
+from engine.named_evaluator import Evaluator
 
 HYBRID: tuple[str, str] = ("CENT", "ADV")
 """The two terms of the hybrid, one coefficient for both."""

@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from engine import core
 from engine.board import Board
 from engine.errors import OptionError
-from engine.evaluator import Evaluator
+from engine.named_evaluator import Evaluator
 
 PARAM_NAMES: tuple[str, ...] = tuple(core.samuel_param_names())
 """The 26 simple parameters, in C order (ADV ... THRET)."""

@@ -35,7 +35,6 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
 from engine.board import Board  # noqa: E402
-from engine.evaluator import Evaluator  # noqa: E402
 from engine.evaluators import by_name  # noqa: E402
 from engine.game import play_game  # noqa: E402
 from engine.learners import book_data  # noqa: E402
@@ -43,6 +42,7 @@ from engine.learners.rote import AgePolicy, RoteMemory, self_play  # noqa: E402
 from engine.learners.rote_book import BookRun, follow_book  # noqa: E402
 from engine.limits import Limit  # noqa: E402
 from engine.move import Move  # noqa: E402
+from engine.named_evaluator import Evaluator  # noqa: E402
 from engine.runner import move_to_play  # noqa: E402
 from engine.search import Mode, Searcher  # noqa: E402
 from engine.types import BLACK, WHITE  # noqa: E402

@@ -25,7 +25,7 @@ import numpy as np
 from engine import core
 from engine.board import Board
 from engine.errors import OptionError
-from engine.evaluator import Evaluator
+from engine.named_evaluator import Evaluator
 from engine.types import BLACK, row_col
 
 PRESETS = {"blondie": core.lib.CKR_NETWORK_BLONDIE, "spatial": core.lib.CKR_NETWORK_SPATIAL}

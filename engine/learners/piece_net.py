@@ -36,8 +36,8 @@ from typing import Any
 import numpy as np
 
 from engine import core
-from engine.evaluator import Evaluator
 from engine.learners import book_data, texel
+from engine.named_evaluator import Evaluator
 from engine.pdn import game_results
 
 ProgressFn = Callable[[int, int], None]

@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.board import Board
-from engine.evaluator import Evaluator
 from engine.learners.rote import RoteMemory, effective_ply
 from engine.learners.rote_store import MergeResult
 from engine.limits import Limit
+from engine.named_evaluator import Evaluator
 from engine.pdn import PdnGame, iter_games
 from engine.search import Mode, Searcher
 

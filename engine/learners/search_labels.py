@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from engine import core
-from engine.evaluator import Evaluator
+from engine.named_evaluator import Evaluator
 
 ProgressFn = Callable[[int, int], None]
 

@@ -38,8 +38,8 @@ from pathlib import Path
 import numpy as np
 
 from engine import core
-from engine.evaluator import Evaluator
 from engine.learners import book_data, choice_logit
+from engine.named_evaluator import Evaluator
 from engine.pdn import game_results
 
 ProgressFn = Callable[[int, int], None]

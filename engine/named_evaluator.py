@@ -1,6 +1,8 @@
-"""An evaluator: a name and the specification the C search evaluates with (a kind plus weights or
-tables), so learners can build one in Python and the search still runs entirely in C.  The
-catalogue of named evaluators is ``engine.evaluators``."""
+"""The Evaluator type: a name and the specification the C search evaluates with (a kind plus weights
+or tables), so learners can build one in Python and the search still runs entirely in C.
+
+One evaluator is defined here; the catalogue that builds, stores and finds them by name is
+``engine.evaluators``; the modules that define the evaluators it lists import the type from here."""
 
 from __future__ import annotations
 
