@@ -47,8 +47,8 @@ def test_the_search_defaults_are_unchanged() -> None:
     limits = core.CoreLimits()
     assert (limits.mode, limits.depth, limits.driver, limits.samuel_breaks, limits.contempt) == (
         core.MODE_PVS, 0, core.DRIVER_PVS, (4, 5, 11, 20), 0)
-    engine = core.CoreEngine()
-    assert engine.hash_mb == 64
+    engine = core.CoreEngine(8)  # the size is always the caller's: the default lives in engine.options
+    assert engine.hash_mb == 8
     engine.close()
 
 

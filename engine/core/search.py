@@ -108,7 +108,8 @@ class CoreEngine:
     and reaches a search armed with ``arm`` even before it has begun.
     """
 
-    def __init__(self, hash_mb: int = 64) -> None:
+    def __init__(self, hash_mb: int) -> None:
+        # No default here: the one default table size is engine.options' (the option table).
         self._lock = threading.Lock()
         self._stop_lock = threading.Lock()
         self._ptr = ffi.gc(lib.ckr_engine_new(int(hash_mb)), lib.ckr_engine_free)
