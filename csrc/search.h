@@ -179,6 +179,39 @@ static inline int enter_node(ckr_engine *e, int ply)
     return check_limits(e);
 }
 
+/* The opening every searcher but PVS shares: enter the node, generate its
+ * moves, and score a side with none as lost.  Returns 1 when that settles the
+ * node (*score: 0 on an abort, else the loss), or 0 with its *n moves in
+ * e->moves[ply]. */
+static inline int open_node(ckr_engine *e, ckr_pos *p, int ply, int *n, int *score)
+{
+    if (enter_node(e, ply)) {
+        *score = 0;
+        return 1;
+    }
+    *n = ckr_gen_moves(p, e->moves[ply]);
+    if (*n == 0) {
+        *score = -CKR_WIN + ply;
+        return 1;
+    }
+    return 0;
+}
+
+/* Fail-soft alpha-beta after a child's value v: the best value even outside
+ * the window, a new alpha and line when v raises it; 1 when v >= beta cuts. */
+static inline int raise_best(ckr_engine *e, int ply, const ckr_move *m, int v, int *best, int *alpha,
+                             int beta)
+{
+    if (v <= *best)
+        return 0;
+    *best = v;
+    if (v <= *alpha)
+        return 0;
+    *alpha = v;
+    update_pv(e, ply, m);
+    return v >= beta;
+}
+
 /* The static score at a node.  An evaluator whose row in the table of kinds
  * (eval_kind.h) says it reads the position before the last move (Samuel's
  * terms are differences from it) gets it rebuilt from the current line, and

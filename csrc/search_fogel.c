@@ -28,12 +28,10 @@ static int fogel_leaf(ckr_engine *e, const ckr_pos *p, int ply, int root_side)
 int search_fogel(ckr_engine *e, ckr_pos *p, int alpha, int beta, int ply, int forced, int active,
                  int root_side)
 {
-    if (enter_node(e, ply))
-        return 0;
+    int n, settled;
+    if (open_node(e, p, ply, &n, &settled))
+        return settled;
     ckr_move *moves = e->moves[ply];
-    int n = ckr_gen_moves(p, moves);
-    if (n == 0)
-        return -CKR_WIN + ply;
     if (n == 1 && p->side == root_side)
         forced++;
     int ext = 2 * ((forced + 1) / 2) + active;
@@ -51,15 +49,8 @@ int search_fogel(ckr_engine *e, ckr_pos *p, int alpha, int beta, int ply, int fo
         ckr_unmake(p, &moves[i]);
         if (e->aborted)
             return 0;
-        if (v > best) {  /* fail-soft: the best value, even outside the window */
-            best = v;
-            if (v > alpha) {
-                alpha = v;
-                update_pv(e, ply, &moves[i]);
-                if (v >= beta)
-                    break;
-            }
-        }
+        if (raise_best(e, ply, &moves[i], v, &best, &alpha, beta))
+            break;
     }
     return best;
 }

@@ -25,12 +25,10 @@ static int exchange_offer(ckr_engine *e, ckr_pos *p, const ckr_move *moves, int 
 
 int search_samuel(ckr_engine *e, ckr_pos *p, int alpha, int beta, int ply, int last_jump)
 {
-    if (enter_node(e, ply))
-        return 0;
+    int n, settled;
+    if (open_node(e, p, ply, &n, &settled))
+        return settled;
     ckr_move *moves = e->moves[ply];
-    int n = ckr_gen_moves(p, moves);
-    if (n == 0)
-        return -CKR_WIN + ply;
     int jump_next = moves[0].ncaps > 0;
     const int *brk = e->limits.samuel_breaks;
     if (ply >= e->samuel_min || ply >= CKR_MAX_PLY - 1) {
@@ -65,15 +63,8 @@ int search_samuel(ckr_engine *e, ckr_pos *p, int alpha, int beta, int ply, int l
         ckr_unmake(p, &moves[i]);
         if (e->aborted)
             return 0;
-        if (v > best) {
-            best = v;
-            if (v > alpha) {
-                alpha = v;
-                update_pv(e, ply, &moves[i]);
-                if (v >= beta)
-                    break;
-            }
-        }
+        if (raise_best(e, ply, &moves[i], v, &best, &alpha, beta))
+            break;
     }
     return best;
 }

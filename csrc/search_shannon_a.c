@@ -4,12 +4,10 @@
 
 int search_shannon_a(ckr_engine *e, ckr_pos *p, int depth, int ply)
 {
-    if (enter_node(e, ply))
-        return 0;
+    int n, settled;
+    if (open_node(e, p, ply, &n, &settled))
+        return settled;
     ckr_move *moves = e->moves[ply];
-    int n = ckr_gen_moves(p, moves);
-    if (n == 0)
-        return -CKR_WIN + ply;
     if (depth <= 0 || ply >= CKR_MAX_PLY - 1)
         return leaf_eval(e, p, ply);
     int best = -CKR_INF;

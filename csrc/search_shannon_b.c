@@ -88,12 +88,10 @@ static int sb_classify(ckr_engine *e, ckr_pos *p, ckr_move *moves, int *h, int n
  * the few most plausible quiet moves are searched on, until the cap. */
 int search_shannon_b(ckr_engine *e, ckr_pos *p, int alpha, int beta, int ply, int base)
 {
-    if (enter_node(e, ply))
-        return 0;
+    int n, settled;
+    if (open_node(e, p, ply, &n, &settled))
+        return settled;
     ckr_move *moves = e->moves[ply];
-    int n = ckr_gen_moves(p, moves);
-    if (n == 0)
-        return -CKR_WIN + ply;
     if (ply >= CKR_MAX_PLY - 1)
         return leaf_eval(e, p, ply);
     int capture = moves[0].ncaps > 0;
@@ -146,15 +144,8 @@ int search_shannon_b(ckr_engine *e, ckr_pos *p, int alpha, int beta, int ply, in
         ckr_unmake(p, m);
         if (e->aborted)
             return 0;
-        if (v > best) {
-            best = v;
-            if (v > alpha) {
-                alpha = v;
-                update_pv(e, ply, m);
-                if (v >= beta)
-                    break;
-            }
-        }
+        if (raise_best(e, ply, m, v, &best, &alpha, beta))
+            break;
     }
     if (best == -CKR_INF) /* nothing selected and no stand: score the position as it is */
         best = leaf_eval(e, p, ply);
