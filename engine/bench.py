@@ -4,6 +4,7 @@ signature (any change to search or evaluation shows in it), and the speed figure
 from __future__ import annotations
 
 import math
+import random
 import time
 from dataclasses import dataclass, field
 
@@ -116,3 +117,19 @@ def depth_times(seconds: float, evaluator: str = "default", hash_mb: int = 64,
     for row in rows:  # one row per depth: the iteration's last report
         best[row[0]] = row
     return [best[d] for d in sorted(best)]
+
+
+def random_positions(n: int, seed: int, max_plies: int = 60) -> list[Board]:
+    """``n`` positions, each after 0..``max_plies`` random moves from the start, none finished:
+    the same list for the same arguments, so speed figures of different builds compare."""
+    rng = random.Random(seed)
+    out: list[Board] = []
+    while len(out) < n:
+        board = Board()
+        for _ in range(rng.randint(0, max_plies)):
+            if not board.legal_moves:
+                break
+            board.push(rng.choice(board.legal_moves))
+        if board.legal_moves:
+            out.append(board)
+    return out

@@ -12,7 +12,6 @@ others.  Each run also prints its nodes, process CPU seconds and M nodes/s.  It 
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 import time
 from pathlib import Path
@@ -20,23 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import core, evaluators
-from engine.bench import BENCH_POSITIONS
+from engine.bench import BENCH_POSITIONS, random_positions
 from engine.board import Board
-
-
-def positions(n: int, seed: int) -> list[Board]:
-    """Positions of random play (the same as scripts/bench_network.py's)."""
-    rng = random.Random(seed)
-    out: list[Board] = []
-    while len(out) < n:
-        board = Board()
-        for _ in range(rng.randint(0, 60)):
-            if not board.legal_moves:
-                break
-            board.push(rng.choice(board.legal_moves))
-        if board.legal_moves:
-            out.append(board)
-    return out
 
 
 def run(
@@ -62,7 +46,7 @@ def main() -> int:
         bench = [Board(fen).raw for fen in BENCH_POSITIONS]
         nodes, seconds = run("default", bench, core.MODE_PVS, 11 if what == "bench11" else 13, 64)
     elif what in ("fogel", "pvsnet"):
-        raws = [b.raw for b in positions(200, 1999)[:100]]
+        raws = [b.raw for b in random_positions(200, 1999)[:100]]
         mode, depth = (core.MODE_FOGEL, 6) if what == "fogel" else (core.MODE_PVS, 7)
         nodes, seconds = run("evolved-blondie", raws, mode, depth, 16)
     else:

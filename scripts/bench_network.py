@@ -13,7 +13,6 @@ and nodes per second, the figures of issue 31's evaluator table.
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 import time
 from pathlib import Path
@@ -23,24 +22,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np
 
 from engine import core, evaluators
-from engine.board import Board
+from engine.bench import random_positions
 from engine.learners.network import Network
 from engine.limits import Limit
 from engine.search import Mode, Searcher
-
-
-def positions(n: int, seed: int) -> list[Board]:
-    rng = random.Random(seed)
-    out: list[Board] = []
-    while len(out) < n:
-        board = Board()
-        for _ in range(rng.randint(0, 60)):
-            if not board.legal_moves:
-                break
-            board.push(rng.choice(board.legal_moves))
-        if board.legal_moves:
-            out.append(board)
-    return out
 
 
 def main() -> int:
@@ -52,7 +37,7 @@ def main() -> int:
     p.add_argument("--fogel-depth", type=int, default=6)
     p.add_argument("--pvs-depth", type=int, default=7)
     args = p.parse_args()
-    boards = positions(args.positions, 1999)
+    boards = random_positions(args.positions, 1999)
     for preset in ("blondie", "spatial"):
         net = Network.random(preset, np.random.default_rng(1))
         ev = net.evaluator()

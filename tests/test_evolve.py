@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from engine import core, evaluators
+from engine.bench import random_positions
 from engine.board import Board
 from engine.errors import OptionError
 from engine.learners.evolve import Evolution, EvolveConfig, mutate
@@ -19,26 +19,12 @@ from engine.search import Mode, Searcher
 from samuel.cli import main
 
 
-def positions(n: int, seed: int) -> list[Board]:
-    rng = random.Random(seed)
-    out = []
-    while len(out) < n:
-        board = Board()
-        for _ in range(rng.randint(0, 70)):
-            if not board.legal_moves:
-                break
-            board.push(rng.choice(board.legal_moves))
-        if board.legal_moves:
-            out.append(board)
-    return out
-
-
 @pytest.mark.parametrize("preset", ["blondie", "spatial"])
 def test_the_c_network_equals_the_reference(preset: str) -> None:
     net = Network.random(preset, np.random.default_rng(7), scale=0.6)
     net.king = 2.41
     ev = net.evaluator()
-    for board in positions(40, 8):
+    for board in random_positions(40, 8, max_plies=70):
         for side in (0, 1):
             c_value = core.network_output(board.raw, ev.spec, side)
             assert c_value == pytest.approx(net.output(board, side), abs=1e-5)
@@ -110,7 +96,7 @@ def test_their_search_equals_a_reference_written_from_the_rules() -> None:
     net = Network.random("blondie", np.random.default_rng(3), scale=0.5)
     ev = net.evaluator()
     searcher = Searcher(ev, mode=Mode.FOGEL, hash_mb=1)
-    for i, board in enumerate(positions(30, 4)):
+    for i, board in enumerate(random_positions(30, 4, max_plies=70)):
         depth = 2 + i % 2
         found = searcher.search(board, Limit(depth=depth))
         assert found.info.score.value == _reference(board.copy(), ev, depth, board.turn), board.fen()
