@@ -35,11 +35,6 @@ _FENCE = re.compile(r"^(\s*)```(\S*)\s*$")
 _MARKER = re.compile(r"^\s*<!--\s*example:\s*skip\b(.*?)-->\s*$")
 _REASON = re.compile(r"^\s*\((.+)\)\s*$")
 
-NOT_YET_MARKED = {"docs/server.md", "docs/protocols/hub.md", "docs/protocols/dxp.md"}
-"""docs whose python blocks need a server, pydraughts' GUI side or top-level ``await`` and are
-not marked yet (their owners add the markers, then take the file off this list)."""
-
-
 class ExampleError(ValueError):
     """A README block that cannot be classified (a marker without a reason, an unclosed fence)."""
 
@@ -155,8 +150,6 @@ def test_readme_example_runs(block: Block, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("block", _docs_python_blocks(), ids=lambda b: b.id)
 def test_docs_python_example_runs(block: Block, tmp_path: Path) -> None:
-    if block.path in NOT_YET_MARKED and block.skip is None:
-        pytest.skip(f"{block.path} is not marked yet (NOT_YET_MARKED)")
     _check(block, tmp_path)
 
 
@@ -166,16 +159,6 @@ def test_the_readme_has_examples_and_few_skips() -> None:
     assert len(running) >= 3, [b.id for b in found]
     assert len(found) - len(running) <= 3, "more skipped README examples than the few allowed: " + ", ".join(
         f"{b.id} ({b.skip})" for b in found if b.skip is not None)
-
-
-def test_not_yet_marked_lists_only_files_with_unmarked_python() -> None:
-    stale = []
-    for rel in sorted(NOT_YET_MARKED):
-        page = ROOT / rel
-        if not page.is_file() or not any(b.lang in PYTHON and b.skip is None
-                                          for b in blocks(page.read_text(encoding="utf-8"), rel)):
-            stale.append(rel)
-    assert not stale, f"take these off NOT_YET_MARKED (gone, or every python block marked): {stale}"
 
 
 def test_markers_fences_and_shell_commands_are_read_as_written() -> None:
