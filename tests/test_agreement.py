@@ -93,6 +93,22 @@ def test_static_scores_are_minus_the_childs_score(small: book_data.BookPositions
         assert s[j] == -core.evaluate(small.child_raw(j), DEFAULT.spec, small.raw(i), int(small.ply[i]) + 1)
 
 
+def test_static_scores_build_one_evaluator_buffer_a_chunk(
+    small: book_data.BookPositions, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engine.core import evaluation
+
+    builds = []
+    real = evaluation._new_eval
+    monkeypatch.setattr(evaluation, "_new_eval", lambda spec: builds.append(1) or real(spec))
+    monkeypatch.setattr(agreement, "STATIC_CHUNK", 10)
+    s = agreement.static_scores(DEFAULT, small)
+    assert len(builds) == -(-len(small) // 10)  # not one a child: a network's buffer costs ms
+    for j in range(small.num_moves):
+        i = int(small.owner[j])
+        assert s[j] == -core.evaluate(small.child_raw(j), DEFAULT.spec, small.raw(i), int(small.ply[i]) + 1)
+
+
 def test_material_on_book_games_is_mostly_ties(small: book_data.BookPositions) -> None:
     a = agreement.measure(MATERIAL, small, seed=1, bootstrap=100)
     assert a.tie_rate > 0.8 and a.c_griffith < -0.5

@@ -194,6 +194,10 @@ def _bootstrap(per: PerPosition, rounds: int, seed: int) -> tuple[tuple[float, f
 # Scoring the children.
 
 
+STATIC_CHUNK = 1024
+"""Positions scored with one evaluator buffer by ``static_scores``."""
+
+
 def static_scores(
     evaluator: Evaluator, positions: BookPositions, progress: ProgressFn | None = None
 ) -> np.ndarray:
@@ -207,15 +211,24 @@ def static_scores(
     children = positions.children()
     scores = np.empty(positions.num_moves, dtype=np.float64)
     spec = evaluator.spec
-    for i in range(len(positions)):
-        parent = positions.raw(i)
-        ply = int(positions.ply[i]) + 1
-        for j in range(int(positions.start[i]), int(positions.start[i + 1])):
-            c = children[j]
-            child = core.RawPosition(int(c[0]), int(c[1]), int(c[2]), int(c[3]), int(c[4]))
-            scores[j] = -core.evaluate(child, spec, parent, ply)
-        if progress is not None and (i % 256 == 0 or i + 1 == len(positions)):
-            progress(i + 1, len(positions))
+    # One evaluator buffer per chunk of positions: building one (a network's tables) costs far more
+    # than scoring a child with it.
+    for lo in range(0, len(positions), STATIC_CHUNK):
+        hi = min(lo + STATIC_CHUNK, len(positions))
+        kids: list[core.RawPosition] = []
+        parents: list[core.RawPosition | None] = []
+        plies: list[int] = []
+        for i in range(lo, hi):
+            parent = positions.raw(i)
+            for j in range(int(positions.start[i]), int(positions.start[i + 1])):
+                c = children[j]
+                kids.append(core.RawPosition(int(c[0]), int(c[1]), int(c[2]), int(c[3]), int(c[4])))
+                parents.append(parent)
+                plies.append(int(positions.ply[i]) + 1)
+        first = int(positions.start[lo])
+        scores[first:first + len(kids)] = [-v for v in core.evaluate_many(spec, kids, parents, plies)]
+        if progress is not None:
+            progress(hi, len(positions))
     return scores
 
 
