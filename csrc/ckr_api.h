@@ -266,6 +266,7 @@ ckr_engine *ckr_engine_new(int hash_mb);
 void ckr_engine_free(ckr_engine *engine);
 int ckr_engine_set_hash(ckr_engine *engine, int hash_mb);
 void ckr_engine_clear(ckr_engine *engine);
+void ckr_engine_prepare(ckr_engine *engine); /* fault the table in before the clock starts */
 void ckr_engine_set_eval(ckr_engine *engine, const ckr_eval *eval);
 void ckr_engine_set_callback(ckr_engine *engine, ckr_info_fn fn, void *userdata);
 /* Stopping.  Every search runs under a ticket (1, 2, ...).  ckr_engine_arm

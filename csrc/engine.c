@@ -30,6 +30,8 @@ void ckr_engine_free(ckr_engine *e)
 
 int ckr_engine_set_hash(ckr_engine *e, int hash_mb) { return tt_resize(&e->tt, hash_mb); }
 
+void ckr_engine_prepare(ckr_engine *e) { tt_prepare(&e->tt); }
+
 void ckr_engine_clear(ckr_engine *e)
 {
     tt_clear(&e->tt);

@@ -79,6 +79,25 @@ void tt_clear(ckr_tt *t)
     t->generation = 0;
 }
 
+/* Fault every page of the table in now, so the search that follows does not
+ * pay for it on the clock: a fresh mapping's first touch of each huge page
+ * zeroes 2 MB, and may first have to compact memory to find one (measured:
+ * 0.14-0.27 s to finish depth 4 of a one-second search from a cleared table).
+ * It keeps what the table holds, so it may be called at any time between searches. */
+void tt_prepare(ckr_tt *t)
+{
+    volatile char *p = (volatile char *)t->slots;
+    size_t bytes = t->buckets * TT_BUCKET * sizeof(tt_entry);
+    if (!p)
+        return;
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+    if (madvise((void *)t->slots, bytes, MADV_POPULATE_WRITE) == 0)
+        return; /* Linux 5.14+: the kernel faults it all in, contents kept */
+#endif
+    for (size_t off = 0; off < bytes; off += 4096)
+        p[off] = p[off]; /* a write (a read would map the shared zero page), of what is there */
+}
+
 void tt_release(ckr_tt *t)
 {
     tt_free(t->slots, t->buckets * TT_BUCKET);

@@ -44,6 +44,7 @@ typedef struct ckr_tt {
 int tt_resize(ckr_tt *t, int hash_mb);
 /* Empty every entry and restart the generations. */
 void tt_clear(ckr_tt *t);
+void tt_prepare(ckr_tt *t);
 void tt_release(ckr_tt *t);
 
 /* Mate scores are stored relative to the node, so they stay right at another ply. */

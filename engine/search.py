@@ -270,6 +270,12 @@ class Searcher:
 
     def set_hash(self, hash_mb: int) -> None:
         self._core.set_hash(hash_mb)
+        self._core.prepare()  # a new table: faulted in now, not on the next move's clock
+
+    def prepare_table(self) -> None:
+        """Fault the table into memory now (its contents kept): the first search after a new or
+        cleared table otherwise pays for it on its clock.  ``new_game`` and ``set_hash`` do it."""
+        self._core.prepare()
 
     @property
     def egdb(self) -> Database | None:
@@ -294,8 +300,10 @@ class Searcher:
         return self._core.table_mb
 
     def new_game(self) -> None:
-        """Forget the transposition table, killers and history."""
+        """Forget the transposition table, killers and history, and fault the fresh table in
+        (before the game's clock starts)."""
         self._core.clear()
+        self._core.prepare()
 
     def stop(self) -> None:
         """Stop the running search, or the coming one once ``arm`` (or ``search``) armed it.

@@ -138,6 +138,12 @@ class CoreEngine:
         with self._lock:
             lib.ckr_engine_clear(self._live())
 
+    def prepare(self) -> None:
+        """Fault the whole table into memory now (keeping its contents), so that the next search
+        does not pay for it on its clock."""
+        with self._lock:
+            lib.ckr_engine_prepare(self._live())
+
     def _live(self) -> object:
         if self._ptr is None:
             raise RuntimeError("this search engine was closed")
