@@ -264,6 +264,8 @@ class LocalEngine:
             raise TableMemoryError(
                 f"cannot allocate a {want} MB transposition table; hash stays {kept} MB") from None
         self._clear_pending = False  # a new table is empty
+        if isinstance(searcher, Searcher):
+            searcher.prepare_table()  # faulted in here (init, a new game), not by the search on its clock
         return searcher
 
     def _refused(self) -> int:

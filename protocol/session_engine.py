@@ -113,8 +113,9 @@ class SessionEngine:
         return new
 
     def _warm_up(self) -> None:
-        """Build the 704 program now, in the background, so the next move does not pay for it in its
-        time (the next search waits for this; a failure is named again by that search)."""
+        """Get the searcher ready now, in the background, so the next move does not pay for it in
+        its time: the 704 program built, or a new game's table cleared and faulted in (the next
+        search waits for this; a failure is named again by that search)."""
         try:
             asyncio.get_running_loop()
         except RuntimeError:
@@ -191,11 +192,15 @@ class SessionEngine:
         return self.hash_mb
 
     def new_game(self) -> None:
-        """Forget the last game: the table is cleared before the next search (off the loop)."""
+        """Forget the last game: the table is cleared and faulted in now, off the loop and before
+        the game's clock starts (the next search waits for that)."""
         if self._local is not None:
             self._local.new_game()
         elif self._remote is not None:
             self._remote.new_game()
+        else:
+            return
+        self._warm_up()  # after a stopped search still running has ended (prepare drains it)
 
     def _check_open(self) -> None:
         if self._closed:

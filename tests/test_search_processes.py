@@ -403,8 +403,9 @@ class Frames:
 
 
 async def _searching(pool: HostPool) -> None:
-    """Until a search process holds a request (a search under way)."""
-    while not any(h.pending for h in pool._hosts if h.alive):
+    """Until a search process holds a search request (not the table readied at a new game)."""
+    while not any(rid == p.engine._search_rid
+                  for h in pool._hosts if h.alive for rid, p in h.pending.items()):
         await asyncio.sleep(0.01)
 
 
