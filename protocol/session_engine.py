@@ -82,7 +82,8 @@ class SessionEngine:
         self._started = 0.0
         self._starting: asyncio.Future[None] | None = None
         self._warming: asyncio.Future[int] | None = None
-        """The 704 program being built after ``set backend 704``."""
+        """The searcher being readied in the background: the 704 program after ``set backend 704``,
+        or a new game's table cleared and faulted in (``_warm_up``)."""
 
     @property
     def in_process(self) -> bool:
@@ -124,7 +125,7 @@ class SessionEngine:
         self._warming.add_done_callback(lambda f: f.cancelled() or f.exception())
 
     async def warmed(self) -> None:
-        """Wait for the build ``set backend 704`` started (if any); raises what it raised."""
+        """Wait for the background readying (``set backend 704``, a new game), if any; raises its error."""
         warming = self._warming
         if warming is not None:
             await asyncio.shield(warming)

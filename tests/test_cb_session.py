@@ -364,10 +364,12 @@ def test_operator_evaluator_file_is_the_sessions_default(tmp_path: os.PathLike[s
 def test_a_getmove_pauses_the_idle_clock_and_its_move_restarts_it() -> None:
     async def t() -> None:
         c = Client(idle=0.3)
+        sent = asyncio.get_running_loop().time()
         c.send(f"getmove {START} 1.0")
         move, before = await c.until("move ")  # no idle error while it searched
-        searched = float(move.split(" time ")[1].split()[0])
-        assert searched > 0.3, move  # the search outlasted the idle timeout
+        # The move outlasted the idle timeout: a 1 s search (or, on a starved machine, the deadline
+        # answering for it) ends no sooner, however busy the machine; its own time may be less.
+        assert asyncio.get_running_loop().time() - sent > 0.3, move
         assert not any(x.startswith("error") for x in before)
         closing = await c.line(10)  # and after the move the clock runs again
         assert closing.startswith("error") and "idle for 0.3 s" in closing
