@@ -1,7 +1,11 @@
-"""Search scores as training labels: the C batch equals single searches, threads and the cache agree."""
+"""Search scores as training labels: the C batch equals single searches; the workers, the order chunks
+finish in, the cache and a resumed run all give the same labels; bad executors say what is wrong."""
 
 from __future__ import annotations
 
+import dataclasses
+import socket
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -9,6 +13,7 @@ import pytest
 
 from engine import evaluators
 from engine.board import Board
+from engine.errors import OptionError
 from engine.learners import piece_net, search_labels
 from engine.limits import Limit
 from engine.search import Searcher
@@ -32,7 +37,7 @@ def board_of(row: np.ndarray) -> Board:
 def test_a_label_is_the_searchs_score_for_the_side_to_move() -> None:
     ev = evaluators.by_name("default")
     rows = some_rows(40)
-    labels = search_labels.label(rows, ev, 3, threads=1)
+    labels = search_labels.label(rows, ev, 3, workers=1)
     assert labels.shape == (40,) and labels.dtype == np.int32
     # The first position of a call is searched from a cleared table, as a fresh searcher does.
     alone = Searcher(ev, hash_mb=16).search(board_of(rows[0]), Limit(depth=3))
@@ -41,13 +46,13 @@ def test_a_label_is_the_searchs_score_for_the_side_to_move() -> None:
     assert len(set(labels.tolist())) > 5
 
 
-def test_threads_and_the_cache_give_the_same_labels(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_workers_and_the_cache_give_the_same_labels(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(search_labels, "CHUNK", 16)
     ev = evaluators.by_name("texel-2026-11")
     rows = some_rows(100)
-    one = search_labels.label(rows, ev, 2, threads=1)
+    one = search_labels.label(rows, ev, 2, workers=1)
     seen: list[tuple[int, int]] = []
-    two = search_labels.label(rows, ev, 2, threads=2, cache_dir=tmp_path,
+    two = search_labels.label(rows, ev, 2, workers=2, cache_dir=tmp_path,
                               progress=lambda d, t: seen.append((d, t)))
     assert np.array_equal(one, two) and seen[-1] == (100, 100)
     assert len(list(tmp_path.glob("labels-texel-2026-11-d2-*.npy"))) == 1
@@ -68,3 +73,93 @@ def test_training_with_a_search_teacher(tmp_path: Path, capsys: pytest.CaptureFi
     assert samuel_main([*args, "--teacher", "0.5"]) == 0
     assert "held-out loss: network" in capsys.readouterr().out
     assert list((tmp_path / "cache").glob("labels-material-d2-*.npy"))
+
+
+def test_a_chunk_is_labelled_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each chunk starts from a fresh engine: its labels are the same searched alone, first or after
+    others, so neither the number of workers nor the order chunks finish in can change them."""
+    monkeypatch.setattr(search_labels, "CHUNK", 16)
+    ev = evaluators.by_name("piece-net")
+    rows = some_rows(80)
+    whole = [search_labels.label(rows, ev, 4, workers=n) for n in (1, 2, 3)]
+    assert all(np.array_equal(whole[0], w) for w in whole[1:])
+    for start in (0, 16, 64):  # chunks in any order, each from a new engine
+        alone = search_labels.label_chunk(rows[start:start + 16], ev.spec, 4)
+        assert np.array_equal(alone, whole[0][start:start + 16])
+
+
+def test_an_interrupted_run_keeps_its_chunks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search_labels, "CHUNK", 16)
+    ev = evaluators.by_name("default")
+    rows = some_rows(100)  # 7 chunks, the last of 4 positions
+    full = search_labels.label(rows, ev, 3, workers=1)
+
+    def stop_after_three(done: int, total: int) -> None:
+        if done >= 48:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        search_labels.label(rows, ev, 3, workers=1, cache_dir=tmp_path, progress=stop_after_three)
+    [parts] = list(tmp_path.glob("labels-default-d3-*.chunks-16"))
+    assert len(list(parts.glob("*.npy"))) == 3 and not list(tmp_path.glob("*.npy"))
+    searched: list[int] = []
+    real = search_labels.label_chunk
+
+    def counted(part: np.ndarray, spec: object, depth: int) -> np.ndarray:
+        searched.append(len(part))
+        return real(part, spec, depth)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(search_labels, "label_chunk", counted)
+    seen: list[tuple[int, int]] = []
+    again = search_labels.label(rows, ev, 3, workers=2, cache_dir=tmp_path,
+                                progress=lambda d, t: seen.append((d, t)))
+    assert np.array_equal(again, full)
+    assert sorted(searched) == [4, 16, 16, 16] and seen[0] == (48, 100) and seen[-1] == (100, 100)
+    assert not parts.exists() and len(list(tmp_path.glob("labels-default-d3-*.npy"))) == 1
+
+
+def test_the_cache_keeps_depths_and_evaluators_apart(tmp_path: Path) -> None:
+    rows = some_rows(10)
+    ev = evaluators.by_name("texel-2026-11")
+    twin = dataclasses.replace(ev, spec=dataclasses.replace(ev.spec, weights=tuple(
+        w + 1 for w in ev.spec.weights)))  # the same name, other weights
+    files = {search_labels.cache_file(rows, e, d, tmp_path) for e in (ev, twin) for d in (2, 3)}
+    assert len(files) == 4
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+    return port  # closed again: nothing answers there
+
+
+def test_bad_executors_say_what_is_wrong(monkeypatch: pytest.MonkeyPatch) -> None:
+    ev = evaluators.by_name("material")
+    rows = some_rows(4)
+    with pytest.raises(OptionError, match="unknown label executor 'dask': choose local or ray"):
+        search_labels.label(rows, ev, 2, executor="dask")
+    with pytest.raises(OptionError, match="a Ray address needs the ray executor"):
+        search_labels.label(rows, ev, 2, ray_address="auto")
+    port = free_port()
+    refused = rf"no Ray cluster answers at 127\.0\.0\.1:{port} \(.*ray start --head"
+    with pytest.raises(OptionError, match=refused):
+        search_labels.label(rows, ev, 2, executor="ray", ray_address=f"127.0.0.1:{port}")
+    with pytest.raises(OptionError, match="Ray address 'head-node' is not HOST:PORT"):
+        search_labels.label(rows, ev, 2, executor="ray", ray_address="head-node")
+    monkeypatch.setitem(sys.modules, "ray", None)  # makes `import ray` raise ImportError
+    with pytest.raises(OptionError, match=r"needs Ray: pip install 'samuel\[ray\]'"):
+        search_labels.label(rows, ev, 2, executor="ray")
+
+
+def test_the_command_line_names_a_bad_executor(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["learn", "tune", "--model", "net", "--pdn", str(PDN), "--out", str(tmp_path / "net.json"),
+            "--epochs", "1", "--games", "5", "--teacher", "0.5", "--teacher-eval", "material",
+            "--teacher-depth", "2"]
+    with pytest.raises(SystemExit):
+        samuel_main([*args, "--teacher-executor", "dask"])
+    assert "--teacher-executor: invalid choice: 'dask'" in capsys.readouterr().err
+    port = free_port()
+    ray_args = ["--teacher-executor", "ray", "--teacher-ray-address", f"127.0.0.1:{port}"]
+    assert samuel_main([*args, *ray_args]) == 2
+    assert f"error: no Ray cluster answers at 127.0.0.1:{port}" in capsys.readouterr().err

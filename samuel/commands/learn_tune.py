@@ -4,7 +4,7 @@
                       [--png out/tune.png] [--games N] [--iterations N] [--start default-2026-11]
     samuel learn tune --model net --pdn ../shared/data/OCA_2.0.pdn [--selfplay out/selfplay.pdn]
                       --out out/piece-net.json [--epochs N] [--teacher F]
-                      [--teacher-eval piece-net --teacher-depth 4]
+                      [--teacher-eval piece-net --teacher-depth 4 [--teacher-executor ray]]
                       [--checkpoint out/piece-net.ckpt.npz]
 
 Quiet positions of every game (training: game number not a multiple of 10; the
@@ -29,7 +29,6 @@ continues from it.
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
 from engine.errors import OptionError
@@ -74,6 +73,13 @@ def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type
                           "(cached with --cache-dir)")
     net.add_argument("--teacher-depth", type=positive_int, default=4,
                      help="depth of the teacher's search in plies (default 4)")
+    net.add_argument("--teacher-executor", choices=("local", "ray"), default="local",
+                     help="label here (default) or on a Ray cluster (pip install 'samuel[ray]'; "
+                          "docs/teaching.md)")
+    net.add_argument("--teacher-workers", type=positive_int, default=None,
+                     help="chunks labelled at once (default: the cores, at most 8; on Ray: its CPUs)")
+    net.add_argument("--teacher-ray-address", default=None,
+                     help="Ray cluster to label on: auto or HOST:PORT (default: start a local one)")
     net.add_argument("--patience", type=positive_int, default=5,
                      help="stop after this many epochs without a lower held-out loss (default 5)")
     net.add_argument("--seed", type=int, default=0, help="initial weights and batch order (default 0)")
@@ -184,7 +190,8 @@ def run_net(args: argparse.Namespace, out: Path) -> int:
             teacher_ev = evaluators.by_name(args.teacher_eval)
             teacher_source = f"search:{teacher_ev.name}@{args.teacher_depth}"
             data.searched = search_labels.label(
-                data.rows, teacher_ev, args.teacher_depth, threads=max(1, min(os.cpu_count() or 1, 8)),
+                data.rows, teacher_ev, args.teacher_depth, workers=args.teacher_workers,
+                executor=args.teacher_executor, ray_address=args.teacher_ray_address,
                 cache_dir=args.cache_dir,
                 progress=task(f"labelling with {teacher_ev.name} at depth {args.teacher_depth}"))
         held = (data.game % 10) == 0
