@@ -163,3 +163,11 @@ def test_the_command_line_names_a_bad_executor(tmp_path: Path, capsys: pytest.Ca
     ray_args = ["--teacher-executor", "ray", "--teacher-ray-address", f"127.0.0.1:{port}"]
     assert samuel_main([*args, *ray_args]) == 2
     assert f"error: no Ray cluster answers at 127.0.0.1:{port}" in capsys.readouterr().err
+
+
+def test_a_bad_position_is_found_in_its_chunk(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search_labels, "CHUNK", 16)
+    rows = some_rows(40).copy()
+    rows[37, 2] |= rows[37, 0]  # a white man on a black man's square
+    with pytest.raises(ValueError, match=r"positions 32\.\.39: position 5: a square holds more than one"):
+        search_labels.label(rows, evaluators.by_name("material"), 2, workers=2)

@@ -189,8 +189,11 @@ def _run(pool: concurrent.futures.Executor, window: int, rows: np.ndarray, todo:
         finished, _ = concurrent.futures.wait(flying, return_when=concurrent.futures.FIRST_COMPLETED)
         for future in finished:
             start = flying.pop(future)
-            labels = future.result()  # a worker's error (a bad position, a lost Ray worker) ends the run
             n = min(CHUNK, len(rows) - start)
+            try:
+                labels = future.result()  # a worker's error (a bad position, a lost Ray worker) ends the run
+            except ValueError as exc:  # its position is counted within the chunk: say which chunk
+                raise ValueError(f"positions {start}..{start + n - 1}: {exc}") from exc
             if labels.shape != (n,):
                 raise RuntimeError(f"chunk at {start}: {labels.shape} labels back for {n} positions")
             out[start:start + n] = labels
