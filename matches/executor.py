@@ -15,6 +15,7 @@ import contextlib
 import logging
 from collections.abc import Callable, Collection, Mapping
 
+from engine.errors import SamuelError
 from engine.types import BLACK, WHITE
 from matches.engines import EngineSpec, make_player
 from matches.player import EngineStartError, Player, PlayerFault
@@ -24,8 +25,9 @@ from matches.referee import GameRules, forfeit, play_match_game
 log = logging.getLogger(__name__)
 
 
-class ExecutorError(Exception):
-    """A game could not be played for a reason that is not an engine's fault."""
+class ExecutorError(SamuelError):
+    """A game (or a learner's task) could not be run for a reason that is not an engine's fault;
+    a SamuelError, so a command names it in one line."""
 
 
 class Executor(abc.ABC):

@@ -26,6 +26,7 @@ import asyncio
 import logging
 import math
 import os
+import socket
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,6 +42,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 NEEDS_RAY = "the Ray executor needs Ray: pip install 'samuel[ray]'"
+
+CONNECT_SECONDS = 10.0
+"""How long a Ray address may take to accept a connection: ``ray.init`` itself retries an address
+nothing answers at for minutes before it gives up."""
 
 LOOPBACK_SWITCH = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 """0 keeps a local cluster on 127.0.0.1; otherwise Ray binds the machine's routable address
@@ -113,6 +118,22 @@ def _worker_env() -> dict[str, Any] | None:
     return {"env_vars": {"PYTHONPATH": path}}
 
 
+def check_address(address: str) -> None:
+    """ExecutorError unless something accepts connections at ``address`` (HOST:PORT, or ``auto``,
+    which is left to Ray: it says at once when no cluster runs on this machine)."""
+    if address == "auto":
+        return
+    host, sep, port = address.split("://", 1)[-1].rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise ExecutorError(f"Ray address {address!r} is not HOST:PORT (or auto)")
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_SECONDS).close()
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        raise ExecutorError(f"no Ray cluster answers at {address} ({why}); "
+                            f"start one there with `ray start --head`") from None
+
+
 def init_ray(ray: Any, address: str | None, num_cpus: int | None) -> None:
     """Join Ray at ``address``, or start a local cluster on loopback with ``num_cpus``; the
     workers find this source tree.  ExecutorError naming where, when it cannot."""
@@ -129,6 +150,7 @@ def init_ray(ray: Any, address: str | None, num_cpus: int | None) -> None:
         _stay_on_loopback(ray)
         kwargs["num_cpus"] = num_cpus if num_cpus is not None else os.cpu_count() or 1
     else:
+        check_address(address)
         kwargs["address"] = address
     try:
         ray.init(**kwargs)

@@ -18,7 +18,6 @@ import concurrent.futures
 import hashlib
 import os
 import shutil
-import socket
 from collections.abc import Callable
 from pathlib import Path
 
@@ -39,9 +38,6 @@ HASH_MB = 16
 EXECUTORS = ("local", "ray")
 LOCAL_WORKERS = 8
 """Most threads the local executor starts by default (the cores, up to this)."""
-CONNECT_SECONDS = 10.0
-"""How long a Ray address may take to accept a connection before it counts as unreachable (Ray
-itself retries an unreachable address for minutes)."""
 
 
 def cache_file(rows: np.ndarray, evaluator: Evaluator, depth: int, cache_dir: str | os.PathLike[str]) -> Path:
@@ -70,19 +66,15 @@ def label_chunk(part: np.ndarray, spec: EvalSpec, depth: int) -> np.ndarray:
 
 
 def check_ray_address(address: str) -> None:
-    """OptionError unless something accepts connections at ``address`` (``auto`` is left to Ray,
-    which says at once when no cluster runs here)."""
-    if address == "auto":
-        return
-    host, sep, port = address.split("://", 1)[-1].rpartition(":")
-    if not sep or not host or not port.isdigit():
-        raise OptionError(f"Ray address {address!r} is not HOST:PORT (or auto)")
+    """OptionError unless something accepts connections at ``address`` (the check every Ray user
+    shares, ``matches.ray_executor.check_address``; imported here only, as Ray is)."""
+    from matches.executor import ExecutorError
+    from matches.ray_executor import check_address
+
     try:
-        socket.create_connection((host, int(port)), timeout=CONNECT_SECONDS).close()
-    except OSError as exc:
-        why = exc.strerror or type(exc).__name__
-        raise OptionError(f"no Ray cluster answers at {address} ({why}); "
-                          f"start one there with `ray start --head`") from None
+        check_address(address)
+    except ExecutorError as exc:
+        raise OptionError(str(exc)) from None
 
 
 def open_executor(executor: str, workers: int | None, ray_address: str | None
