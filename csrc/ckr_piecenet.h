@@ -74,9 +74,9 @@ int ckr_piecenet_packed_build(void);
 /* The accumulator's check (piece_net_acc.c): random walks of `plies` plies
  * from the position `start` (5 words as above), up to `branch` moves tried
  * at each node, depth first as a search goes, every node scored through the
- * accumulator stack (the first layer updated move by move from the nearest
- * ancestor kept) and by the reference; some nodes are skipped so that
- * updates span several moves.  counts[0..3] get: nodes compared, mismatches,
+ * accumulator (the first layer updated from the nearest board kept) and by
+ * the reference; a quarter of the inner nodes are skipped so that updates
+ * also span several moves.  counts[0..3] get: nodes compared, mismatches,
  * moves taking two pieces or more, crowning moves.  Returns 0, -1 for an
  * invalid start, or -2 when the network (or this build) cannot be packed. */
 int ckr_piecenet_acc_check(const ckr_eval *eval, const uint32_t *start, int plies, int branch,

@@ -1,22 +1,25 @@
 /* piece_net_acc.c -- the piece network's first layer kept as an accumulator
- * (as NNUE engines keep one), so that a leaf pays for the rows its last move
- * changed instead of all of them.
+ * (as NNUE engines keep one), so that a leaf pays for the rows that differ
+ * from a board already summed instead of all of them.
  *
- * The packed network (piece_net_fast.h) holds one slot per ply: the
- * first-layer sums of both points of view and the board they belong to.
- * Nothing happens on make or unmake (the searchers are not told): at a leaf
- * the slot of its ply is brought up to date lazily, by undoing the line's
- * moves (e->line) back to the nearest ply whose slot holds that ply's board,
- * then applying the boards' differences forward, filling the slots between
- * (so the leaf's siblings start from their parent's slot).  A difference is
- * taken between whole boards, square set by square set, not read off the
- * move, so captures of several pieces, crowning, and any board a stale line
- * might rebuild are all the same case: every slot's sums are always exactly
- * those of its board (int16 adds wrap, but the sums of the real boards the
- * scores are taken from fit: packing checked that), so the scores are the
- * reference's integers and node counts do not change.  Nothing valid found
- * (the first leaf of a search, a new root): the walk's oldest board is summed
- * from scratch. */
+ * The packed network (piece_net_fast.h) holds one slot per ply and side: the
+ * first-layer sums seen from that side and the board they belong to.
+ * Nothing happens on make or unmake (the searchers are not told): at a leaf,
+ * the slot of its ply and mover is brought up to date from the nearest board
+ * kept for that side, its own (the last leaf scored at that ply, most often
+ * a sibling: the two moves' changes) or those two plies above and below, by
+ * the rows that differ between the boards, square set by square set, so
+ * captures of several pieces and crowning are the same case as any move.  A
+ * slot's sums are always exactly those of its board (int16 adds wrap, but
+ * the sums of real boards fit: packing checked that), so the scores are the
+ * reference's integers and node counts do not change.  Nothing near (a new
+ * search), or more rows differ than there are pieces: summed from scratch.
+ *
+ * Why not walk the line back to the nearest ancestor kept, as the search
+ * could tell it (e->line)?  That was tried first: in this search most
+ * parents of leaves score no leaf of their own, so a leaf paid 2.2-2.6
+ * updates of both points of view (undoing the line to find them), which cost
+ * more than the 20-odd rows summed from scratch (docs/piece-net.md). */
 #include "search.h"
 #include "piece_net_fast.h"
 
@@ -25,24 +28,30 @@
 #define INLINE static inline __attribute__((always_inline))
 #define MAX_CHANGES 32 /* rows one step may add or remove before a fresh sum is cheaper */
 
-static inline int holds(const pn_slot *s, const ckr_pos *p)
+/* A board as the accumulator sees it: no hash, no side to move. */
+typedef struct pn_board {
+    ckr_bb pieces[2];
+    ckr_bb kings;
+} pn_board;
+
+static inline int holds(const pn_slot *s, const pn_board *b)
 {
-    return s->valid && s->pieces[0] == p->pieces[0] && s->pieces[1] == p->pieces[1] && s->kings == p->kings;
+    return s->valid && s->pieces[0] == b->pieces[0] && s->pieces[1] == b->pieces[1] && s->kings == b->kings;
 }
 
-static inline void tag(pn_slot *s, const ckr_pos *p)
+static inline void tag(pn_slot *s, const pn_board *b)
 {
-    s->pieces[0] = p->pieces[0];
-    s->pieces[1] = p->pieces[1];
-    s->kings = p->kings;
+    s->pieces[0] = b->pieces[0];
+    s->pieces[1] = b->pieces[1];
+    s->kings = b->kings;
     s->valid = 1;
 }
 
-static void refresh(const ckr_piecenet_fast *f, pn_slot *s, const ckr_pos *p)
+static void refresh(const ckr_piecenet_fast *f, pn_slot *s, const pn_board *b, int side)
 {
-    pn_first_layer(f, p, 0, s->acc[0]);
-    pn_first_layer(f, p, 1, s->acc[1]);
-    tag(s, p);
+    ckr_pos p = {.pieces = {b->pieces[0], b->pieces[1]}, .kings = b->kings};
+    pn_first_layer(f, &p, side, s->acc);
+    tag(s, b);
 }
 
 static inline __m256i load(const void *p) { return _mm256_load_si256((const __m256i *)p); }
@@ -70,60 +79,78 @@ static void apply(const ckr_piecenet_fast *f, const int16_t *src, int16_t *dst, 
     }
 }
 
-/* Slot `to` for board b from slot `from`, which holds board a. */
-static void step(const ckr_piecenet_fast *f, const pn_slot *from, pn_slot *to, const ckr_pos *a, const ckr_pos *b)
+/* Slot `to` for board b from slot `from`, which holds board a, both seen
+ * from `side`; summed afresh when that is less work. */
+static void step(const ckr_piecenet_fast *f, const pn_slot *from, pn_slot *to, const pn_board *a,
+                 const pn_board *b, int side)
 {
     /* square sets by colour and kind: class bit 0 the colour, bit 1 a king */
     const ckr_bb was[4] = {a->pieces[0] & ~a->kings, a->pieces[1] & ~a->kings,
                            a->pieces[0] & a->kings, a->pieces[1] & a->kings};
     const ckr_bb is[4] = {b->pieces[0] & ~b->kings, b->pieces[1] & ~b->kings,
                           b->pieces[0] & b->kings, b->pieces[1] & b->kings};
-    for (int side = 0; side < 2; side++) {
-        int gone[MAX_CHANGES], came[MAX_CHANGES], ngone = 0, ncame = 0, many = 0;
-        for (int c = 0; c < 4 && !many; c++) {
-            /* the network's class of this colour and kind seen from `side` */
-            const short *input = ckr_piecenet_input_of[side][((c & 1) != side) + 2 * (c >> 1)];
-            for (ckr_bb x = was[c] & ~is[c]; x && !many; x &= x - 1) {
-                int idx = input[bb_lsb(x)];
-                if (idx >= 0 && !(many = ngone == MAX_CHANGES))
-                    gone[ngone++] = idx;
-            }
-            for (ckr_bb x = is[c] & ~was[c]; x && !many; x &= x - 1) {
-                int idx = input[bb_lsb(x)];
-                if (idx >= 0 && !(many = ncame == MAX_CHANGES))
-                    came[ncame++] = idx;
-            }
-        }
-        if (many)
-            pn_first_layer(f, b, side, to->acc[side]);
-        else
-            apply(f, from->acc[side], to->acc[side], gone, ngone, came, ncame);
+    int changed = 0;
+    for (int c = 0; c < 4; c++)
+        changed += bb_popcount(was[c] ^ is[c]);
+    if (changed >= bb_popcount(b->pieces[0] | b->pieces[1]) || changed > MAX_CHANGES) {
+        refresh(f, to, b, side);
+        return;
     }
+    int gone[MAX_CHANGES], came[MAX_CHANGES], ngone = 0, ncame = 0;
+    for (int c = 0; c < 4; c++) {
+        /* the network's class of this colour and kind seen from `side` */
+        const short *input = ckr_piecenet_input_of[side][((c & 1) != side) + 2 * (c >> 1)];
+        for (ckr_bb x = was[c] & ~is[c]; x; x &= x - 1) {
+            int idx = input[bb_lsb(x)];
+            if (idx >= 0)
+                gone[ngone++] = idx;
+        }
+        for (ckr_bb x = is[c] & ~was[c]; x; x &= x - 1) {
+            int idx = input[bb_lsb(x)];
+            if (idx >= 0)
+                came[ncame++] = idx;
+        }
+    }
+    apply(f, from->acc, to->acc, gone, ngone, came, ncame);
     tag(to, b);
 }
 
-int ckr_piecenet_acc_value(ckr_piecenet_fast *f, const ckr_pos *p, const ckr_move *const *line, int ply)
+/* About how many rows differ between slot s's board and b (an estimate to
+ * pick the nearest slot by); large when s is empty. */
+static inline int distance(const pn_slot *s, const pn_board *b)
 {
+    if (!s->valid)
+        return 1 << 20;
+    ckr_bb k = s->kings ^ b->kings;
+    return bb_popcount((s->pieces[0] ^ b->pieces[0]) | k) + bb_popcount((s->pieces[1] ^ b->pieces[1]) | k);
+}
+
+int ckr_piecenet_acc_value(ckr_piecenet_fast *f, const ckr_pos *p, int ply)
+{
+    int side = p->side;
     if (ply < 0 || ply >= PN_SLOTS)
         return ckr_piecenet_fast_value(f, p);
-    pn_slot *slot = f->slot;
-    if (!holds(&slot[ply], p)) {
-        ckr_pos path[PN_SLOTS]; /* path[k]: the board at ply k, rebuilt from the leaf */
-        path[ply] = *p;
-        int k = ply;
-        while (k > 0 && line[k - 1]) {
-            path[k - 1] = path[k];
-            ckr_unmake(&path[k - 1], line[k - 1]);
-            k--;
-            if (holds(&slot[k], &path[k]))
-                break;
+    pn_slot *to = &f->slot[ply][side];
+    pn_board b = {{p->pieces[0], p->pieces[1]}, p->kings};
+    if (!holds(to, &b)) {
+        /* The nearest board kept for this side: the slot's own (the last
+         * leaf at this ply, most often a sibling), or those two plies above
+         * and below (the side to move's plies alternate). */
+        pn_slot *from = to;
+        int d = distance(to, &b);
+        for (int k = ply - 2; k <= ply + 2; k += 4)
+            if (k >= 0 && k < PN_SLOTS && distance(&f->slot[k][side], &b) < d) {
+                from = &f->slot[k][side];
+                d = distance(from, &b);
+            }
+        if (!from->valid) {
+            refresh(f, to, &b, side);
+        } else {
+            pn_board a = {{from->pieces[0], from->pieces[1]}, from->kings};
+            step(f, from, to, &a, &b, side);
         }
-        if (!holds(&slot[k], &path[k]))
-            refresh(f, &slot[k], &path[k]);
-        for (; k < ply; k++)
-            step(f, &slot[k], &slot[k + 1], &path[k], &path[k + 1]);
     }
-    return pn_output(f, slot[ply].acc[p->side], bb_popcount(p->pieces[0] | p->pieces[1]));
+    return pn_output(f, to->acc, bb_popcount(p->pieces[0] | p->pieces[1]));
 }
 
 /* ---- the check (ckr_piecenet_acc_check) ---- */
@@ -134,7 +161,6 @@ typedef struct acc_walk {
     uint64_t rng;
     int plies, branch;
     int64_t *counts;
-    const ckr_move *line[CKR_MAX_PLY + 1];
     ckr_move moves[CKR_MAX_PLY + 1][CKR_MAX_MOVES];
 } acc_walk;
 
@@ -151,7 +177,7 @@ static void walk(acc_walk *w, ckr_pos *p, int ply)
     /* Leave a quarter of the inner nodes unscored: their children then
      * bring the slots up to date over two moves or more. */
     if (ply == w->plies || next_random(w) % 4) {
-        int got = ckr_piecenet_acc_value(w->f, p, w->line, ply);
+        int got = ckr_piecenet_acc_value(w->f, p, ply);
         w->counts[0]++;
         w->counts[1] += got != ckr_piecenet_value(w->eval, p);
     }
@@ -162,7 +188,6 @@ static void walk(acc_walk *w, ckr_pos *p, int ply)
         const ckr_move *m = &w->moves[ply][next_random(w) % (uint64_t)n];
         w->counts[2] += m->ncaps >= 2;
         w->counts[3] += (m->flags & CKR_MOVE_CROWN) != 0;
-        w->line[ply] = m;
         ckr_make(p, m);
         walk(w, p, ply + 1);
         ckr_unmake(p, m);
@@ -199,7 +224,7 @@ int ckr_piecenet_acc_check(const ckr_eval *eval, const uint32_t *start, int plie
 
 #else /* no AVX2: no packed network, so no accumulator */
 
-int ckr_piecenet_acc_value(ckr_piecenet_fast *f, const ckr_pos *p, const ckr_move *const *line, int ply)
+int ckr_piecenet_acc_value(ckr_piecenet_fast *f, const ckr_pos *p, int ply)
 {
     return ckr_piecenet_fast_value(f, p);
 }

@@ -97,7 +97,7 @@ ckr_piecenet_fast *ckr_piecenet_fast_new(const ckr_eval *eval)
     }
     for (int s = 0; s < PN_SLOTS; s++)
         for (int side = 0; side < 2; side++) {
-            f->slot[s].acc[side] = next;
+            f->slot[s][side].acc = next;
             next += h1;
         }
     return f;

@@ -2,8 +2,9 @@
  * halves (internal, not part of the cdef):
  *   piece_net_fast.c  packing, the first layer summed from scratch, and the
  *                     layers after it (the same integers as piece_net.c)
- *   piece_net_acc.c   the accumulator: the first layer kept per ply of the
- *                     search's line and updated move by move.
+ *   piece_net_acc.c   the accumulator: the first layer kept per ply and
+ *                     side, updated from a nearby board's by the rows that
+ *                     differ.
  * Every first-layer sum is int16 (wrapping adds and subtracts are exact
  * modulo 2^16, and packing declines a network whose true sums could leave
  * int16, so a sum reached by any sequence of updates is the true one). */
@@ -26,14 +27,16 @@ typedef struct pn_phase {
     int32_t b3;
 } pn_phase;
 
-/* One ply's first layer, both points of view (acc[side]: the sums seen from
- * that side, as the network reads the board when that side is to move),
- * and the position they belong to (valid: 0 until first filled). */
+/* One ply's first layer seen from one side (the sums as the network reads
+ * the board when that side is to move), and the board they belong to
+ * (valid: 0 until first filled).  The two points of view of a ply are kept
+ * apart: a leaf needs only its mover's, and the other is brought up to date
+ * only when some leaf needs it. */
 typedef struct pn_slot {
     ckr_bb pieces[2];
     ckr_bb kings;
     int valid;
-    int16_t *acc[2]; /* h1 numbers each, 32-byte aligned */
+    int16_t *acc; /* h1 numbers, 32-byte aligned */
 } pn_slot;
 
 struct ckr_piecenet_fast {
@@ -42,7 +45,7 @@ struct ckr_piecenet_fast {
     int16_t *b1;          /* [h1] */
     uint8_t phase_of[25]; /* phase by number of pieces */
     pn_phase phase[CKR_PIECENET_MAX_PHASES];
-    pn_slot slot[PN_SLOTS];
+    pn_slot slot[PN_SLOTS][2]; /* [ply][side] */
     void *block;          /* the one allocation the pointers above point into */
 };
 

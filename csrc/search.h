@@ -226,9 +226,9 @@ static inline int leaf_eval(ckr_engine *e, const ckr_pos *p, int ply)
         uint64_t entry = *slot;
         if (entry && !((entry ^ p->hash) >> 16))
             return (int16_t)(entry & 0xFFFF);
-        /* the first layer kept along the line (updated from the nearest ply
-         * that holds its board), unless a check asked for another path */
-        int v = e->net_path == 0   ? ckr_piecenet_acc_value(e->net, p, e->line, ply)
+        /* the first layer updated from a nearby leaf's (piece_net_acc.c),
+         * unless a check asked for another path */
+        int v = e->net_path == 0   ? ckr_piecenet_acc_value(e->net, p, ply)
                 : e->net_path == 1 ? ckr_piecenet_fast_value(e->net, p)
                                    : ckr_piecenet_value(&e->eval, p);
         int s = ckr_eval_clamp(v);
