@@ -203,3 +203,18 @@ def test_width_is_for_the_network_only(tmp_path: Path, capsys: pytest.CaptureFix
     with pytest.raises(SystemExit):
         samuel_main([*args[:-2], "--model", "net", "--width", "100"])
     assert "invalid choice: 100" in capsys.readouterr().err
+
+
+def test_a_wider_network_trains_with_self_play_and_a_search_teacher(tmp_path: Path) -> None:
+    """The options the real wider networks are trained with, together: --selfplay, --teacher,
+    --teacher-eval and --teacher-depth at width 256."""
+    games = tmp_path / "selfplay.pdn"
+    assert samuel_main(["learn", "selfplay", "--games", "4", "--out", str(games), "--nodes", "200"]) == 0
+    out = tmp_path / "net.json"
+    assert samuel_main(["learn", "tune", "--model", "net", "--pdn", str(PDN), "--games", "20",
+                        "--selfplay", str(games), "--teacher", "0.5", "--teacher-eval", "default",
+                        "--teacher-depth", "2", "--width", "256", "--epochs", "1", "--batch", "256",
+                        "--out", str(out), "--cache-dir", str(tmp_path / "cache")]) == 0
+    meta = evaluators.load(out).meta
+    assert meta["layers"].startswith("120 -> 256 ->") and meta["teacher_source"] == "search:default@2"
+    assert "selfplay.pdn" in meta["source"]
