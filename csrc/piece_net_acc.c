@@ -59,14 +59,22 @@ static inline __m256i load(const void *p) { return _mm256_load_si256((const __m2
 INLINE void apply_w(const ckr_piecenet_fast *f, const int16_t *src, int16_t *dst, const int *gone, int ngone,
                     const int *came, int ncame, const int h1)
 {
-    for (int v = 0; v < h1 / 16; v++) {
-        __m256i a = load(src + 16 * v);
-        for (int i = 0; i < ngone; i++)
-            a = _mm256_sub_epi16(a, load(f->w1 + gone[i] * h1 + 16 * v));
-        for (int i = 0; i < ncame; i++)
-            a = _mm256_add_epi16(a, load(f->w1 + came[i] * h1 + 16 * v));
-        _mm256_store_si256((__m256i *)(dst + 16 * v), a);
+    /* row by row over the whole width in registers, as pn_first_layer sums */
+    __m256i a[CKR_PIECENET_H1_MAX / 16];
+    for (int v = 0; v < h1 / 16; v++)
+        a[v] = load(src + 16 * v);
+    for (int i = 0; i < ngone; i++) {
+        const int16_t *row = f->w1 + gone[i] * h1;
+        for (int v = 0; v < h1 / 16; v++)
+            a[v] = _mm256_sub_epi16(a[v], load(row + 16 * v));
     }
+    for (int i = 0; i < ncame; i++) {
+        const int16_t *row = f->w1 + came[i] * h1;
+        for (int v = 0; v < h1 / 16; v++)
+            a[v] = _mm256_add_epi16(a[v], load(row + 16 * v));
+    }
+    for (int v = 0; v < h1 / 16; v++)
+        _mm256_store_si256((__m256i *)(dst + 16 * v), a[v]);
 }
 
 static void apply(const ckr_piecenet_fast *f, const int16_t *src, int16_t *dst, const int *gone, int ngone,
