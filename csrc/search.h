@@ -87,7 +87,7 @@ struct ckr_engine {
     int pvlen[CKR_MAX_PLY + 1];
     const ckr_move *line[CKR_MAX_PLY + 1]; /* line[k]: the move made at ply k on the current path */
     /* ---- the piece network's leaf path (issue 32, piece_net_acc.c) ---- */
-    int net_path;            /* 0: net's accumulator stack, 1: net's first layer from scratch, 2: the
+    int net_path;            /* 0: net's accumulator slots, 1: net's first layer from scratch, 2: the
                                 reference (ckr_engine_set_piecenet_path; all give the same integers) */
 };
 
