@@ -25,4 +25,7 @@ typedef struct ckr_piecenet_fast ckr_piecenet_fast;
 ckr_piecenet_fast *ckr_piecenet_fast_new(const ckr_eval *eval);
 void ckr_piecenet_fast_free(ckr_piecenet_fast *f);
 int ckr_piecenet_fast_value(const ckr_piecenet_fast *f, const ckr_pos *p);
+/* The same score through f's accumulator slots (piece_net_acc.c); p is a
+ * board at `ply` of the search (which picks the slots to start from). */
+int ckr_piecenet_acc_value(ckr_piecenet_fast *f, const ckr_pos *p, int ply);
 #endif

@@ -1,18 +1,22 @@
 /* piece_net.c -- the piece-square network (CKR_EVAL_PIECENET, ckr_piecenet.h).
  *
- * The first layer is recomputed at every call: at most 24 of the 120 inputs
- * are set, so it is a sum of at most 24 rows of 64 numbers, less work than
- * the second layer, and the search needs no accumulator stack.  Zero
- * first-layer outputs (most of them, after the clip) skip their row of W2. */
+ * The reference evaluator: the first layer summed from scratch in int32 at
+ * every call, for any width; the search takes the packed int16 path with its
+ * accumulator (piece_net_fast.c, piece_net_acc.c), which must give these same
+ * integers.  Zero first-layer outputs (most of them, after the clip) skip
+ * their row of W2. */
 #include "bitboard.h"
 
 #define N_IN CKR_PIECENET_INPUTS
-#define H1 CKR_PIECENET_H1
+#define H1_MAX CKR_PIECENET_H1_MAX
 #define H2 CKR_PIECENET_H2
 #define HEAD CKR_PIECENET_HEADER
 #define ONE CKR_PIECENET_ONE
-#define PHASE_SIZE (H1 * H2 + H2 + H2 + 1)
-#define SHARED_SIZE (N_IN * H1 + H1)
+
+/* The numbers of one phase's layers, and of the shared first layer. */
+static inline int phase_size(int h1) { return h1 * H2 + H2 + H2 + 1; }
+static inline int shared_size(int h1) { return N_IN * h1 + h1; }
+static inline int width_ok(int h1) { return h1 == 64 || h1 == 128 || h1 == 256; }
 
 /* [mover][class][bit] -> input index, -1 where that piece cannot stand.
  * Classes: 0 own men, 1 opponent's men, 2 own kings, 3 opponent's kings. */
@@ -36,23 +40,25 @@ void ckr_piecenet_init(void)
             }
 }
 
-int ckr_piecenet_size(int phases)
+int ckr_piecenet_size(int phases, int width)
 {
-    if (phases < 1 || phases > CKR_PIECENET_MAX_PHASES)
+    if (phases < 1 || phases > CKR_PIECENET_MAX_PHASES || !width_ok(width))
         return 0;
-    return SHARED_SIZE + phases * PHASE_SIZE;
+    return shared_size(width) + phases * phase_size(width);
 }
 
 int ckr_piecenet_check(const int32_t *data, int64_t ndata)
 {
     if (!data || ndata < HEAD || data[0] != CKR_PIECENET_VERSION)
         return -1;
-    int size = ckr_piecenet_size(data[1]);
-    if (size == 0)
+    if (data[1] < 1 || data[1] > CKR_PIECENET_MAX_PHASES)
         return -2;
+    if (!width_ok(data[3]))
+        return -6;
+    int size = ckr_piecenet_size(data[1], data[3]);
     if (data[2] != size || ndata != HEAD + size)
         return -3;
-    for (int i = 3; i < HEAD; i++)
+    for (int i = 4; i < HEAD; i++)
         if (data[i] < 0 || data[i] >= data[1])
             return -4;
     for (int64_t i = HEAD; i < ndata; i++)
@@ -66,14 +72,14 @@ static inline int32_t clip_one(int32_t v) { return v < 0 ? 0 : v > ONE ? ONE : v
 int ckr_piecenet_value(const ckr_eval *eval, const ckr_pos *p)
 {
     const int32_t *d = eval->data;
-    int us = p->side, them = us ^ 1;
+    int us = p->side, them = us ^ 1, h1 = d[3];
     int count = bb_popcount(p->pieces[0] | p->pieces[1]);
-    const int32_t *w1 = d + HEAD, *b1 = w1 + N_IN * H1;
-    const int32_t *net = b1 + H1 + (int64_t)d[3 + (count > 24 ? 24 : count)] * PHASE_SIZE;
-    const int32_t *w2 = net, *b2 = w2 + H1 * H2, *w3 = b2 + H2, *b3 = w3 + H2;
+    const int32_t *w1 = d + HEAD, *b1 = w1 + N_IN * h1;
+    const int32_t *net = b1 + h1 + (int64_t)d[4 + (count > 24 ? 24 : count)] * phase_size(h1);
+    const int32_t *w2 = net, *b2 = w2 + h1 * H2, *w3 = b2 + H2, *b3 = w3 + H2;
 
-    int32_t acc[H1];
-    for (int j = 0; j < H1; j++)
+    int32_t acc[H1_MAX];
+    for (int j = 0; j < h1; j++)
         acc[j] = b1[j];
     const ckr_bb sets[4] = {
         p->pieces[us] & ~p->kings, p->pieces[them] & ~p->kings,
@@ -84,13 +90,13 @@ int ckr_piecenet_value(const ckr_eval *eval, const ckr_pos *p)
             int idx = ckr_piecenet_input_of[us][c][bb_lsb(b)];
             if (idx < 0)
                 continue;
-            const int32_t *row = w1 + idx * H1;
-            for (int j = 0; j < H1; j++)
+            const int32_t *row = w1 + idx * h1;
+            for (int j = 0; j < h1; j++)
                 acc[j] += row[j];
         }
 
     int32_t acc2[H2] = {0};
-    for (int j = 0; j < H1; j++) {
+    for (int j = 0; j < h1; j++) {
         int32_t h = clip_one(acc[j]);
         if (h == 0)
             continue;

@@ -86,6 +86,9 @@ struct ckr_engine {
     ckr_move pv[CKR_MAX_PLY + 1][CKR_MAX_PLY + 1];
     int pvlen[CKR_MAX_PLY + 1];
     const ckr_move *line[CKR_MAX_PLY + 1]; /* line[k]: the move made at ply k on the current path */
+    /* ---- the piece network's leaf path (issue 32, piece_net_acc.c) ---- */
+    int net_path;            /* 0: net's accumulator slots, 1: net's first layer from scratch, 2: the
+                                reference (ckr_engine_set_piecenet_path; all give the same integers) */
 };
 
 /* The 40-move rule: 80 plies without a man move or capture draw.  The static
@@ -223,7 +226,12 @@ static inline int leaf_eval(ckr_engine *e, const ckr_pos *p, int ply)
         uint64_t entry = *slot;
         if (entry && !((entry ^ p->hash) >> 16))
             return (int16_t)(entry & 0xFFFF);
-        int s = ckr_eval_clamp(ckr_piecenet_fast_value(e->net, p));
+        /* the first layer updated from a nearby leaf's (piece_net_acc.c),
+         * unless a check asked for another path */
+        int v = e->net_path == 0   ? ckr_piecenet_acc_value(e->net, p, ply)
+                : e->net_path == 1 ? ckr_piecenet_fast_value(e->net, p)
+                                   : ckr_piecenet_value(&e->eval, p);
+        int s = ckr_eval_clamp(v);
         *slot = (p->hash & ~(uint64_t)0xFFFF) | (uint16_t)(int16_t)s;
         return s;
     }

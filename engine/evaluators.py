@@ -116,11 +116,12 @@ NETWORK_PROBLEMS = {
 """What core.network_check's codes mean."""
 
 PIECENET_PROBLEMS = {
-    -1: f"too short, or not version {core.PIECENET_VERSION} (or 1) of the layout",
+    -1: f"too short, or not version {core.PIECENET_VERSION} (or 1 or 2) of the layout",
     -2: f"a phase count outside 1..{core.PIECENET_MAX_PHASES}",
     -3: "the wrong number of weights for its phase count",
     -4: "a phase table entry that names no phase",
     -5: "a weight outside the int16 range",
+    -6: f"a first-layer width (header word 3) other than {', '.join(map(str, core.PIECENET_WIDTHS))}",
 }
 """What core.piecenet_check's codes mean."""
 

@@ -94,7 +94,8 @@ def test_blob_validation_gives_clear_errors() -> None:
         -1: [99, *good[1:]],
         -2: [good[0], 9, *good[2:]],
         -3: good[:-1],
-        -4: [*good[:3], 7, *good[4:]],
+        -4: [*good[:4], 7, *good[5:]],
+        -6: [*good[:3], 32, *good[4:]],
         -5: [*good[:-1], 40000],
     }
     for code, words in cases.items():
@@ -113,7 +114,8 @@ def test_blob_validation_gives_clear_errors() -> None:
 
 
 def version_1_of(data: list[int]) -> list[int]:
-    """The 32-wide layout of version 1, from a network whose first-layer nodes 32.. are all zero."""
+    """The 32-wide layout of version 1 (no width word), from a network whose first-layer nodes 32.. are
+    all zero."""
     head, h1, h2, old = core.PIECENET_HEADER, core.PIECENET_H1, core.PIECENET_H2, piece_net_layout.OLD_H1
     phases = data[1]
     body = data[head:]
@@ -127,7 +129,7 @@ def version_1_of(data: list[int]) -> list[int]:
         at += h1 * h2
         out += [*w2[:old].ravel().tolist(), *body[at:at + 2 * h2 + 1]]
         at += 2 * h2 + 1
-    return [1, phases, len(out), *data[3:head], *out]
+    return [1, phases, len(out), *data[4:head], *out]
 
 
 def test_a_version_1_network_is_upgraded_and_scores_the_same() -> None:

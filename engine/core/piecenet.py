@@ -12,14 +12,18 @@ PIECENET_VERSION: int = lib.CKR_PIECENET_VERSION
 PIECENET_HEADER: int = lib.CKR_PIECENET_HEADER
 PIECENET_INPUTS: int = lib.CKR_PIECENET_INPUTS
 PIECENET_H1: int = lib.CKR_PIECENET_H1
+"""The usual first-layer width (that of layout versions 1 and 2 once upgraded)."""
+PIECENET_WIDTHS: tuple[int, ...] = (64, 128, 256)
+"""The first-layer widths the core reads (layout version 3 names its own in the header)."""
 PIECENET_H2: int = lib.CKR_PIECENET_H2
 PIECENET_MAX_PHASES: int = lib.CKR_PIECENET_MAX_PHASES
 PIECENET_ONE: int = lib.CKR_PIECENET_ONE
 
 
-def piecenet_size(phases: int) -> int:
-    """How many numbers follow the piece network's header for ``phases`` phases (0 when out of range)."""
-    return int(lib.ckr_piecenet_size(int(phases)))
+def piecenet_size(phases: int, width: int = PIECENET_H1) -> int:
+    """How many numbers follow the piece network's header for ``phases`` phases and a first layer
+    ``width`` wide (0 when either is out of range)."""
+    return int(lib.ckr_piecenet_size(int(phases), int(width)))
 
 
 def piecenet_check(data: Sequence[int]) -> int:
@@ -55,3 +59,38 @@ def piecenet_sets(spec: EvalSpec, sets: Any, out: Any, packed: bool = False) -> 
                          " (a first-layer sum could leave int16) or this build has no AVX2")
     if bad >= 0:
         raise ValueError(f"position {bad}: a square holds more than one piece")
+
+
+PIECENET_PATHS = {"accumulator": 0, "scratch": 1, "reference": 2}
+"""How the search scores a piece network's leaves (``piecenet_path``); all give the same integers."""
+
+
+def piecenet_acc_check(spec: EvalSpec, start: Sequence[int], plies: int, branch: int,
+                       seed: int = 1) -> tuple[int, int, int, int]:
+    """Random walks of ``plies`` plies from ``start`` (5 square-set words, as ``piecenet_sets``), up to
+    ``branch`` moves at each node, every node scored through the search's accumulator stack and by
+    the reference (csrc/piece_net_acc.c).  Returns (nodes compared, mismatches, moves taking two
+    pieces or more, crowning moves); ValueError for a bad start or a network the packed path cannot
+    take (or a build without AVX2)."""
+    if spec.kind != EVAL_PIECENET or piecenet_check(spec.data) != 0:
+        raise ValueError("not a usable piece network")
+    buffers = _new_eval(spec)
+    counts = ffi.new("int64_t[4]")
+    code = lib.ckr_piecenet_acc_check(buffers.ev, ffi.new("uint32_t[5]", [int(v) for v in start]),
+                                      int(plies), int(branch), int(seed), counts)
+    if code == -1:
+        raise ValueError("not a valid start position (5 words: square sets and a side to move 0 or 1),"
+                         f" or plies outside 0..{lib.CKR_MAX_PLY}, or branch below 1")
+    if code == -2:
+        raise ValueError("the packed int16 path cannot take this network or this build has no AVX2")
+    return int(counts[0]), int(counts[1]), int(counts[2]), int(counts[3])
+
+
+def piecenet_path(engine: Any, path: str) -> str:  # a CoreEngine
+    """Make ``engine`` (a ``CoreEngine``) score a piece network's leaves by ``path`` (a key of
+    ``PIECENET_PATHS``), for checks and timing; returns the path in force (``reference`` when the
+    network has no packed form)."""
+    if path not in PIECENET_PATHS:
+        raise ValueError(f"unknown piece network path {path!r}: one of {', '.join(PIECENET_PATHS)}")
+    got = int(lib.ckr_engine_set_piecenet_path(engine._live(), PIECENET_PATHS[path]))
+    return next(name for name, code in PIECENET_PATHS.items() if code == got)

@@ -3,8 +3,8 @@
 The network (csrc/ckr_piecenet.h) sees the board from the side to move: 120
 one-hot inputs (own men on relative squares 1..28, the opponent's men on 5..32,
 own and opponent's kings on 1..32), a shared first layer of 64 clipped-ReLU
-nodes, and for each game phase (by the number of pieces) a 32-node clipped-ReLU
-layer and one output in men.  Seen from the side to move, a position and its
+nodes (or 128, or 256: ``width``), and for each game phase (by the number of
+pieces) a 32-node clipped-ReLU layer and one output in men.  Seen from the side to move, a position and its
 colour-reversed twin with the other side to move get the same score, so Black's
 view of a position is the negative of Black's view of its colour-reversed twin:
 the net is antisymmetric by construction.
@@ -140,13 +140,26 @@ Params = dict[str, np.ndarray]
 PARAM_NAMES = ("w1", "b1", "w2", "b2", "w3", "b3")
 
 
-def init_params(phases: int, seed: int = 0) -> Params:
+def check_width(width: int) -> int:
+    """``width`` when the C core reads a first layer that wide, else ValueError naming the choices."""
+    if width not in core.PIECENET_WIDTHS:
+        raise ValueError(f"first-layer width {width}: the network's layout takes "
+                         f"{', '.join(map(str, core.PIECENET_WIDTHS))}")
+    return width
+
+
+def width_of(p: Params) -> int:
+    return int(p["w1"].shape[1])
+
+
+def init_params(phases: int, seed: int = 0, width: int = H1) -> Params:
     rng = np.random.default_rng(seed)
     f = np.float32
+    h1 = check_width(width)
     return {
-        "w1": (rng.standard_normal((INPUTS, H1)) * 0.1).astype(f),
-        "b1": np.full(H1, 0.3, dtype=f),
-        "w2": (rng.standard_normal((phases, H1, H2)) * (1.0 / math.sqrt(H1))).astype(f),
+        "w1": (rng.standard_normal((INPUTS, h1)) * 0.1).astype(f),
+        "b1": np.full(h1, 0.3, dtype=f),
+        "w2": (rng.standard_normal((phases, h1, H2)) * (1.0 / math.sqrt(h1))).astype(f),
         "b2": np.full((phases, H2), 0.1, dtype=f),
         "w3": (rng.standard_normal((phases, H2)) * 0.1).astype(f),
         "b3": np.zeros(phases, dtype=f),
@@ -234,12 +247,14 @@ class Training:
 
 
 def _config(k: float, table: list[int], teacher: float, batch: int, lr: float, seed: int, n: int,
-            teacher_source: str = "linear") -> str:
+            teacher_source: str = "linear", width: int = H1) -> str:
     settings: dict[str, Any] = {"version": CHECKPOINT_VERSION, "k": round(k, 9), "table": table,
                                 "teacher": teacher, "batch": batch, "lr": lr, "seed": seed,
                                 "train_samples": n}
     if teacher and teacher_source != "linear":  # older checkpoints (linear teacher) keep their key
         settings["teacher_source"] = teacher_source
+    if width != H1:  # older checkpoints (all 64 wide) keep their key
+        settings["width"] = width
     return json.dumps(settings, sort_keys=True)
 
 
@@ -276,13 +291,14 @@ def _load_checkpoint(path: Path, config: str) -> dict[str, Any] | None:
 
 def train(train_data: Data, held_out: Data, *, phases_edges: Sequence[int] = PHASE_EDGES, epochs: int = 30,
           batch: int = 1024, lr: float = 2e-3, decay: float = 0.9, patience: int = 5, teacher: float = 0.0,
-          teacher_source: str = "linear", seed: int = 0, checkpoint: str | Path | None = None,
-          progress: ProgressFn | None = None,
+          teacher_source: str = "linear", seed: int = 0, width: int = H1,
+          checkpoint: str | Path | None = None, progress: ProgressFn | None = None,
           on_epoch: Callable[[int, float, float], None] | None = None) -> Training:
     """Fit a network on ``train_data``; K and the stopping point come from ``held_out``.
 
     ``teacher`` in [0, 1] mixes the teacher's prediction into the target: the linear evaluator's, or a
     search's when the data carry ``searched`` scores (``teacher_source`` names it for the checkpoint).
+    ``width`` is the first layer's (64, 128 or 256).
     With ``checkpoint`` the state is saved after every epoch and a saved run of the same configuration
     continues.
     """
@@ -292,6 +308,7 @@ def train(train_data: Data, held_out: Data, *, phases_edges: Sequence[int] = PHA
         raise ValueError("training needs positions with results in both the training and the held-out games")
     if not 0.0 <= teacher <= 1.0:
         raise ValueError("teacher must be in [0, 1]")
+    check_width(width)
     table = phase_table(phases_edges)
     phases = max(table) + 1
     # K of the linear evaluator on the held-out games, as texel.tune fits it: sigmoid(K * cm / 100).
@@ -320,11 +337,11 @@ def train(train_data: Data, held_out: Data, *, phases_edges: Sequence[int] = PHA
         return (loss_of(predict(p, probe_rows, table), probe_y, k),
                 loss_of(predict(p, held_out.rows, table), held_y, k))
 
-    config = _config(k, table, teacher, batch, lr, seed, len(train_data), teacher_source)
+    config = _config(k, table, teacher, batch, lr, seed, len(train_data), teacher_source, width)
     path = Path(checkpoint) if checkpoint else None
     state = _load_checkpoint(path, config) if path else None
     if state is None:
-        params = init_params(phases, seed)
+        params = init_params(phases, seed, width)
         tr, ho = losses(params)
         state = {"params": params, "best": {n: a.copy() for n, a in params.items()},
                  "m": {n: np.zeros_like(a) for n, a in params.items()},
@@ -379,7 +396,7 @@ def train(train_data: Data, held_out: Data, *, phases_edges: Sequence[int] = PHA
 
 def quantize(params: Params, table: Sequence[int]) -> list[int]:
     """The data words of csrc/ckr_piecenet.h: the header and every number as round(256 x), in int16."""
-    phases = len(params["b3"])
+    phases, width = len(params["b3"]), width_of(params)
     body = [params["w1"].ravel(), params["b1"].ravel()]
     for ph in range(phases):
         body += [params["w2"][ph].ravel(), params["b2"][ph].ravel(), params["w3"][ph].ravel(),
@@ -387,16 +404,17 @@ def quantize(params: Params, table: Sequence[int]) -> list[int]:
     numbers = np.rint(np.concatenate(body).astype(np.float64) * ONE)
     if np.abs(numbers).max() > 32767:
         raise ValueError("a weight does not fit int16 with 8 fraction bits (|w| >= 128)")
-    size = core.piecenet_size(phases)
+    size = core.piecenet_size(phases, check_width(width))
     if len(numbers) != size or len(table) != 25:
         raise ValueError("network shape does not match the C layout")
-    return [core.PIECENET_VERSION, phases, size, *(int(t) for t in table), *(int(w) for w in numbers)]
+    return [core.PIECENET_VERSION, phases, size, width, *(int(t) for t in table), *(int(w) for w in numbers)]
 
 
 def unpack(data: Sequence[int]) -> tuple[Params, list[int]]:
-    """Integer parameters (fixed point, as stored) and the phase table of a network's data words."""
+    """Integer parameters (fixed point, as stored) and the phase table of a network's data words
+    (today's layout: ``piece_net_layout.upgrade`` turns older ones into it)."""
     d = np.asarray(data, dtype=np.int64)
-    phases, table = int(d[1]), [int(t) for t in d[3:core.PIECENET_HEADER]]
+    phases, h1, table = int(d[1]), int(d[3]), [int(t) for t in d[4:core.PIECENET_HEADER]]
     at = core.PIECENET_HEADER
 
     def take(*shape: int) -> np.ndarray:
@@ -406,8 +424,8 @@ def unpack(data: Sequence[int]) -> tuple[Params, list[int]]:
         at += size
         return out
 
-    p: Params = {"w1": take(INPUTS, H1), "b1": take(H1)}
-    per = [(take(H1, H2), take(H2), take(H2), take(1)) for _ in range(phases)]
+    p: Params = {"w1": take(INPUTS, h1), "b1": take(h1)}
+    per = [(take(h1, H2), take(H2), take(H2), take(1)) for _ in range(phases)]
     p["w2"] = np.stack([q[0] for q in per])
     p["b2"] = np.stack([q[1] for q in per])
     p["w3"] = np.stack([q[2] for q in per])
@@ -436,7 +454,7 @@ def evaluator(t: Training, name: str = "piece-net", source: str = "") -> Evaluat
         "learner": "piece_net",
         "source": source,
         "k": t.k,
-        "layers": f"{INPUTS} -> {H1} -> {len(t.params['b3'])} x ({H2} -> 1)",
+        "layers": f"{INPUTS} -> {width_of(t.params)} -> {len(t.params['b3'])} x ({H2} -> 1)",
         "phase_table": t.table,
         "teacher": t.teacher,
         **({"teacher_source": t.teacher_source} if t.teacher else {}),

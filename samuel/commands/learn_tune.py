@@ -3,7 +3,7 @@
     samuel learn tune --pdn ../shared/data/OCA_2.0.pdn [--selfplay out/selfplay.pdn] --out out/tuned.json
                       [--png out/tune.png] [--games N] [--iterations N] [--start default-2026-11]
     samuel learn tune --model net --pdn ../shared/data/OCA_2.0.pdn [--selfplay out/selfplay.pdn]
-                      --out out/piece-net.json [--epochs N] [--teacher F]
+                      --out out/piece-net.json [--width 64|128|256] [--epochs N] [--teacher F]
                       [--teacher-eval piece-net --teacher-depth 4 [--teacher-executor ray]]
                       [--checkpoint out/piece-net.ckpt.npz]
 
@@ -23,7 +23,8 @@ interrupted run is simply run again.
 (docs/piece-net.md) on the same positions (of every file, each position once)
 with minibatch Adam, one epoch at a time; the checkpoint (default: next to
 --out) is written after every epoch and a run of the same configuration
-continues from it.
+continues from it.  --width sets the first layer's width (64, 128 or 256; the
+search's cost per leaf grows with it, docs/piece-net.md).
 """
 
 from __future__ import annotations
@@ -61,6 +62,8 @@ def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.add_argument("--model", choices=("linear", "net"), default="linear",
                    help="what to fit: the linear evaluation's weights (default) or the piece-square network")
     net = p.add_argument_group("--model net")
+    net.add_argument("--width", type=int, choices=(64, 128, 256), default=None,
+                     help="the first layer's width (default 64)")
     net.add_argument("--epochs", type=positive_int, default=30, help="most epochs to train (default 30)")
     net.add_argument("--batch", type=positive_int, default=1024, help="minibatch size (default 1024)")
     net.add_argument("--lr", type=float, default=2e-3,
@@ -96,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
         check_output_file(out.with_suffix(".png"), "--png", folders=True)
     if args.model == "net":
         return run_net(args, out)
+    if args.width is not None:
+        raise OptionError("--width sets the piece network's first layer: give it with --model net")
     import numpy as np
 
     from engine import core, evaluators
@@ -200,7 +205,8 @@ def run_net(args: argparse.Namespace, out: Path) -> int:
             result = piece_net.train(data.select(~held), data.select(held), epochs=args.epochs,
                                      batch=args.batch, lr=args.lr, teacher=args.teacher,
                                      teacher_source=teacher_source, patience=args.patience,
-                                     seed=args.seed, checkpoint=checkpoint,
+                                     seed=args.seed, width=args.width or piece_net.H1,
+                                     checkpoint=checkpoint,
                                      progress=task("training"))
         except ValueError as exc:
             raise OptionError(str(exc)) from exc
