@@ -12,8 +12,9 @@
  *   needs_ply     reads the game ply (the move-phase tables)
  *   packed        the search runs it through a packed form built once when
  *                 the evaluator is set, with a cache of leaf scores (the piece
- *                 network, piece_net_fast.c).  No kind is incremental (updated
- *                 move by move); each leaf is scored from the position. */
+ *                 network, piece_net_fast.c; its first layer is kept as an
+ *                 accumulator per ply, piece_net_acc.c).  The other kinds
+ *                 score each leaf from the position. */
 #ifndef CKR_EVAL_KIND_H
 #define CKR_EVAL_KIND_H
 
