@@ -140,6 +140,7 @@ from engine.core.search import (
     CoreEngine,
     CoreInfo,
     CoreLimits,
+    PvsStats,
     ckr_py_on_info,
 )
 from engine.core.search import (
@@ -213,6 +214,7 @@ __all__ = [
     "CoreLimits",
     "EgdbTables",
     "EvalSpec",
+    "PvsStats",
     "RawMove",
     "RawPosition",
     "RoteKey",
