@@ -64,6 +64,12 @@
 #define PVS_MTDF 0
 #endif
 
+/* ASP_DELTA: the aspiration window's first half-width (widened threefold
+ * on each failure). */
+#ifndef ASP_DELTA
+#define ASP_DELTA 30
+#endif
+
 /* Whether the opponent of the side to move has a capture pending. */
 static inline int opponent_threat(const ckr_pos *p)
 {
@@ -202,7 +208,7 @@ static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int pl
     int quiet_node = 0, threat = 0;
     if ((LMP_DEPTH || RFP_DEPTH || LMR_SCHEME) && depth > 0 && !ckr_has_capture(p)) {
         threat = opponent_threat(p);
-        quiet_node = !threat;
+        quiet_node = !threat && bb_has_quiet(p); /* a side with no move at all has lost: no static cut */
     }
     if (RFP_DEPTH && quiet_node && !is_pv && ply > 0 && depth <= RFP_DEPTH && abs(beta) < CKR_DB_BOUND) {
         int s = eval_quiet(e, p, quiet, ply);
@@ -367,7 +373,7 @@ static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int pl
 /* Aspiration window around the last score; widened on failure. */
 static int aspiration(ckr_engine *e, ckr_pos *p, int depth, int score)
 {
-    int delta = 30, alpha = -CKR_INF, beta = CKR_INF, v;
+    int delta = ASP_DELTA, alpha = -CKR_INF, beta = CKR_INF, v;
     if (depth >= 4 && abs(score) < CKR_WIN_BOUND) {
         alpha = score - delta;
         beta = score + delta;
