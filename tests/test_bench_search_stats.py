@@ -22,7 +22,8 @@ def test_profile_counts_researches_and_stores() -> None:
     assert 0 <= s.lmr_researches <= s.lmr_searches <= s.zw_searches and s.lmr_searches > 0
     assert 0 <= s.asp_fails <= s.asp_searches and s.asp_searches > 0  # windows from depth 4
     assert 0 <= s.tt_evict_deep <= s.tt_evictions <= s.tt_stores <= p.nodes and s.tt_stores > 0
-    assert s.pruned == 0 and s.qs_threats == 0  # the candidates are off in the default build
+    assert s.pruned > 0  # the static-score cut (RFP_DEPTH) is on by default
+    assert s.qs_threats == 0  # the quiescence candidate is off
     assert p.start_iterations == p.iteration_nodes[0] and len(p.start_iterations) == 7
 
 
@@ -48,7 +49,7 @@ def test_bench_prints_researches_table_and_start_iterations() -> None:
     lines = {line.split()[0]: line for line in out.splitlines() if line.strip()}
     assert "zero-window fails re-searched" in lines["re-search"]
     assert "aspiration windows failed" in lines["re-search"]
-    assert "stores" in lines["table"] and "pruned" not in lines["table"]
+    assert "stores" in lines["table"] and "pruned" in lines["table"]
     start = lines["start"].split(": ", 1)[1].split(", ")
     assert [item.split()[0] for item in start] == ["d1", "d2", "d3", "d4", "d5"]
     assert all(int(item.split()[1]) > 0 for item in start)
