@@ -230,6 +230,23 @@ typedef struct ckr_limits {
     int contempt;     /* centi-men a draw (repetition, 40-move rule, database) costs the root's side */
 } ckr_limits;
 
+/* How the modern search (CKR_MODE_PVS) spent its re-searches and its table
+ * stores, over the whole search (all 0 in the other modes); samuel bench
+ * prints them (docs/search-depth.md). */
+typedef struct ckr_pvs_stats {
+    int64_t zw_searches;    /* zero-window searches of the moves after the first */
+    int64_t zw_researches;  /* of them: failed high inside the window, searched again with it */
+    int64_t lmr_searches;   /* reduced searches (a subset of zw_searches) */
+    int64_t lmr_researches; /* of them: failed high, searched again at full depth */
+    int64_t asp_searches;   /* root searches inside an aspiration window */
+    int64_t asp_fails;      /* of them: failed low or high, searched again wider */
+    int64_t tt_stores;      /* table stores */
+    int64_t tt_evictions;   /* of them: replaced another position's entry */
+    int64_t tt_evict_deep;  /* of those: an entry of this search as deep as the new one or deeper */
+    int64_t pruned;         /* moves skipped and nodes cut by the candidate prunings (0 by default) */
+    int64_t qs_threats;     /* quiescence nodes looked one quiet ply further for a threat */
+} ckr_pvs_stats;
+
 typedef struct ckr_info {
     int depth;
     int seldepth;
@@ -256,6 +273,7 @@ typedef struct ckr_info {
      * the root's value in it (CKR_EGDB_WIN/DRAW/LOSS, -1 when not held). */
     int64_t egdb_hits;
     int egdb_root;
+    ckr_pvs_stats pvs; /* re-search and table figures of the modern search (above) */
 } ckr_info;
 
 typedef void (*ckr_info_fn)(void *userdata, const ckr_info *info);

@@ -26,6 +26,7 @@ static void fill_info(ckr_engine *e, ckr_info *info, int depth, int score, const
     info->rote_hits = e->rote_hits;
     info->egdb_hits = e->egdb_hits;
     info->egdb_root = e->egdb_root;
+    info->pvs = e->pvs;
     /* The database knows better than an evaluation: its value stands unless
      * the search proved a result. */
     if (e->egdb_root >= 0 && abs(score) <= CKR_WIN_BOUND)
@@ -158,6 +159,7 @@ int ckr_search(ckr_engine *e, const ckr_pos *pos, const uint64_t *history, int n
     clock_gettime(CLOCK_MONOTONIC, &e->start);
     e->last_report_ms = 0;
     e->nodes = e->tt_hits = e->tt_probes = e->cutoffs = e->first_cutoffs = e->rote_hits = e->egdb_hits = 0;
+    memset(&e->pvs, 0, sizeof e->pvs);
     e->seldepth = 0;
     e->aborted = 0;
     e->tt.generation++;

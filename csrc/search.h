@@ -66,6 +66,9 @@ struct ckr_engine {
     int64_t rote_hits;
     int64_t egdb_hits;
     int64_t etc_cutoffs;
+    /* Issue 32, search depth: the modern search's re-search and table figures
+     * (ckr_api.h), reset at its first iteration and copied into each report. */
+    ckr_pvs_stats pvs;
     int egdb_root;              /* the root's value in the database (-1: not held) */
     int egdb_distance;          /* its distance to conversion (-1: not held) */
     int root_kept;              /* root moves left to search */

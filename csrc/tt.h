@@ -75,30 +75,64 @@ static inline tt_entry *tt_probe(const ckr_tt *t, uint64_t key)
     return 0;
 }
 
-static inline void tt_store(ckr_tt *t, uint64_t key, int score, int depth, int bound, int move)
+/* Replacement schemes (a compile-time knob, docs/search-depth.md):
+ *   0  the shallowest of the bucket's four, stale generations counting as
+ *      8 plies shallower per search (today's)
+ *   1  three depth-preferred slots, replaced that way only when the new entry
+ *      is at least as deep as the shallowest of them, and one always-replace
+ *      slot that takes the rest */
+#ifndef TT_SCHEME
+#define TT_SCHEME 0
+#endif
+
+/* What a store did (counted by the search): filled an empty slot or its own,
+ * or evicted another position's entry, one of this search as deep or deeper
+ * than the new one. */
+enum { TT_STORED = 0, TT_EVICTED = 1, TT_EVICTED_DEEP = 2 };
+
+static inline int tt_age(const ckr_tt *t, const tt_entry *x)
+{
+    return (uint8_t)(t->generation - (x->bound >> 2)) & 63;
+}
+
+static inline int tt_store(ckr_tt *t, uint64_t key, int score, int depth, int bound, int move)
 {
     tt_entry *b = tt_bucket(t, key), *slot = &b[0];
-    int worst = 1 << 30;
-    for (int i = 0; i < TT_BUCKET; i++) {
+    int worst = 1 << 30, own = 0;
+    for (int i = 0; i < (TT_SCHEME == 1 ? TT_BUCKET - 1 : TT_BUCKET); i++) {
         if (b[i].key == key) {
             slot = &b[i];
-            if (move == 255)
-                move = b[i].move; /* keep the old best move on an upper bound */
+            own = 1;
             break;
         }
         /* Replace the shallowest entry, counting stale generations as shallower. */
-        int age = (uint8_t)(t->generation - (b[i].bound >> 2)) & 63;
-        int value = b[i].key ? b[i].depth - 8 * age : -1000;
+        int value = b[i].key ? b[i].depth - 8 * tt_age(t, &b[i]) : -1000;
         if (value < worst) {
             worst = value;
             slot = &b[i];
         }
+    }
+#if TT_SCHEME == 1
+    if (!own && b[TT_BUCKET - 1].key == key) {
+        slot = &b[TT_BUCKET - 1];
+        own = 1;
+    } else if (!own && worst > depth) {
+        slot = &b[TT_BUCKET - 1]; /* every depth-preferred slot holds more work */
+    }
+#endif
+    int done = TT_STORED;
+    if (own) {
+        if (move == 255)
+            move = slot->move; /* keep the old best move on an upper bound */
+    } else if (slot->key) {
+        done = tt_age(t, slot) == 0 && slot->depth >= depth ? TT_EVICTED_DEEP : TT_EVICTED;
     }
     slot->key = key;
     slot->score = (int16_t)score;
     slot->depth = (int8_t)(depth > 127 ? 127 : depth);
     slot->bound = (uint8_t)(bound | ((t->generation & 63) << 2));
     slot->move = (uint8_t)move;
+    return done;
 }
 
 #endif

@@ -54,6 +54,8 @@ class BenchProfile:
     tt_probes: int = 0
     cutoffs: int = 0
     first_cutoffs: int = 0
+    pvs: core.PvsStats = field(default_factory=core.PvsStats)
+    """Re-searches and table stores, summed over the positions."""
 
     def branching_factor(self, span: int = 4) -> float:
         """Effective branching factor: the geometric mean over positions of
@@ -71,6 +73,16 @@ class BenchProfile:
     @property
     def tt_hit_rate(self) -> float:
         return self.tt_hits / self.tt_probes if self.tt_probes else 0.0
+
+    @property
+    def start_iterations(self) -> list[int]:
+        """The start position's nodes per iteration (depth 1, 2, ...): where the plies go."""
+        return self.iteration_nodes[0] if self.iteration_nodes else []
+
+
+def share(part: int, whole: int) -> float:
+    """``part / whole``, 0.0 when ``whole`` is 0."""
+    return part / whole if whole else 0.0
 
 
 def profile(depth: int, evaluator: str = "default", hash_mb: int = 64, mtdf: bool = False) -> BenchProfile:
@@ -95,6 +107,7 @@ def profile(depth: int, evaluator: str = "default", hash_mb: int = 64, mtdf: boo
         out.tt_probes += info.tt_probes
         out.cutoffs += info.cutoffs
         out.first_cutoffs += info.first_cutoffs
+        out.pvs = out.pvs + info.pvs
     return out
 
 

@@ -12,7 +12,7 @@ import logging
 import random
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from engine import core, timeman
@@ -134,6 +134,8 @@ class SearchInfo:
     """Positions scored from the endgame database."""
     egdb_root: str | None = None
     """The root's value in the endgame database (``win``, ``draw``, ``loss``), None when not held."""
+    pvs: core.PvsStats = field(default_factory=core.PvsStats)
+    """Re-searches and table stores of the modern search (``samuel bench`` prints them)."""
     book: bool = False
     """The move came from the opening book, without a search (``pv`` is that move and the reply
     the book expects, if it has one; ``score`` the book's analysis of the move; depth and nodes 0)."""
@@ -163,6 +165,7 @@ def _to_info(ci: core.CoreInfo) -> SearchInfo:
         first_cutoffs=ci.first_cutoffs,
         egdb_hits=ci.egdb_hits,
         egdb_root=_EGDB_VALUES.get(ci.egdb_root),
+        pvs=ci.pvs,
     )
 
 

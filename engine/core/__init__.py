@@ -144,6 +144,7 @@ from engine.core.search import (
     CoreEngine,
     CoreInfo,
     CoreLimits,
+    PvsStats,
     ckr_py_on_info,
 )
 from engine.core.search import (
@@ -219,6 +220,7 @@ __all__ = [
     "CoreLimits",
     "EgdbTables",
     "EvalSpec",
+    "PvsStats",
     "RawMove",
     "RawPosition",
     "RoteKey",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from engine.core._ffi import ffi, lib
@@ -21,6 +21,44 @@ MODE_FOGEL: int = lib.CKR_MODE_FOGEL
 MODE_SHANNON_B: int = lib.CKR_MODE_SHANNON_B
 DRIVER_PVS: int = lib.CKR_DRIVER_PVS
 DRIVER_MTDF: int = lib.CKR_DRIVER_MTDF
+
+
+@dataclass(frozen=True)
+class PvsStats:
+    """How the modern search spent its re-searches and table stores over a whole search
+    (``ckr_pvs_stats``; all 0 in the other modes)."""
+
+    zw_searches: int = 0
+    """Zero-window searches of the moves after the first."""
+    zw_researches: int = 0
+    """Of them: failed high inside the window and searched again with it."""
+    lmr_searches: int = 0
+    """Reduced searches (a subset of ``zw_searches``)."""
+    lmr_researches: int = 0
+    """Of them: failed high and searched again at full depth."""
+    asp_searches: int = 0
+    """Root searches inside an aspiration window."""
+    asp_fails: int = 0
+    """Of them: failed low or high and searched again wider."""
+    tt_stores: int = 0
+    tt_evictions: int = 0
+    """Stores that replaced another position's entry."""
+    tt_evict_deep: int = 0
+    """Of those: an entry of this search as deep as the new one or deeper."""
+    pruned: int = 0
+    """Moves skipped and nodes cut by the candidate prunings (docs/search-depth.md; 0 by default)."""
+    qs_threats: int = 0
+    """Quiescence leaves looked one quiet ply further for a threat (a candidate; 0 by default)."""
+
+    def __add__(self, other: PvsStats) -> PvsStats:
+        return PvsStats(*(a + b for a, b in zip(_pvs_values(self), _pvs_values(other), strict=True)))
+
+
+def _pvs_values(s: PvsStats) -> tuple[int, ...]:
+    return tuple(getattr(s, f) for f in PVS_STAT_FIELDS)
+
+
+PVS_STAT_FIELDS: tuple[str, ...] = tuple(PvsStats.__dataclass_fields__)
 
 
 @dataclass(frozen=True)
@@ -50,6 +88,8 @@ class CoreInfo:
     """Positions scored from the endgame database (``CoreEngine.set_egdb``)."""
     egdb_root: int = -1
     """The root's value in the endgame database (EGDB_WIN/DRAW/LOSS), -1 when not held."""
+    pvs: PvsStats = field(default_factory=PvsStats)
+    """Re-search and table figures of the modern search."""
 
 
 def _info_from_c(info: Any) -> CoreInfo:  # a cffi ckr_info *
@@ -70,6 +110,7 @@ def _info_from_c(info: Any) -> CoreInfo:  # a cffi ckr_info *
         first_cutoffs=i.first_cutoffs,
         egdb_hits=i.egdb_hits,
         egdb_root=i.egdb_root,
+        pvs=PvsStats(*(getattr(i.pvs, f) for f in PVS_STAT_FIELDS)),
     )
 
 

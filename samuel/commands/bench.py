@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
-    from engine.bench import BENCH_POSITIONS, depth_times, perft_speed, profile
+    from engine.bench import BENCH_POSITIONS, depth_times, perft_speed, profile, share
 
     if not args.quick:
         n, t = perft_speed(args.perft_depth)
@@ -44,10 +44,23 @@ def run(args: argparse.Namespace) -> int:
     print(f"stats   effective branching factor {prof.branching_factor():.2f} (last 4 iterations), "
           f"first-move cutoffs {prof.first_cut_rate:.1%} of {prof.cutoffs}, "
           f"TT hits {prof.tt_hit_rate:.1%} of {prof.tt_probes} probes")
+    s = prof.pvs
+    print(f"re-search zero-window fails re-searched {share(s.zw_researches, s.zw_searches):.2%} "
+          f"of {s.zw_searches}, reduced searches re-searched {share(s.lmr_researches, s.lmr_searches):.1%} "
+          f"of {s.lmr_searches}, aspiration windows failed {share(s.asp_fails, s.asp_searches):.1%} "
+          f"of {s.asp_searches}")
+    print(f"table   {s.tt_stores} stores, {share(s.tt_evictions, s.tt_stores):.1%} evicted another "
+          f"position, {share(s.tt_evict_deep, s.tt_stores):.2%} one of this search as deep or deeper"
+          + (f"; pruned {s.pruned}" if s.pruned else "")
+          + (f"; threat plies in quiescence {s.qs_threats}" if s.qs_threats else ""))
+    print("start   nodes per iteration from the start position: "
+          + ", ".join(f"d{d} {n}" for d, n in enumerate(prof.start_iterations, 1)))
     if not args.quick:
         rows = depth_times(args.think, args.evaluator, args.hash, args.mtdf)
         reached = max((r[0] for r in rows), default=0)
-        print(f"depth   reached in {args.think:g} s from the start position: {reached}")
+        last = rows[-1] if rows else (0, 0.0, 0)
+        speed = f", {last[2] / last[1] / 1e6:.2f} M nodes/s" if last[1] > 0 else ""
+        print(f"depth   reached in {args.think:g} s from the start position: {reached}{speed}")
         print("        " + ", ".join(f"d{d} {t * 1000:.0f} ms" for d, t, _n in rows if d >= 5))
     print(f"Bench: {nodes}")
     return 0
