@@ -28,6 +28,12 @@ MAXIMUM_RATIO = 4.0
 """The maximum is at most this many optimums (the core's factor reaches about 4)."""
 MAXIMUM_SHARE = 0.33
 """...and at most this share of the clock (plus half an increment)."""
+RESERVE = 1.0
+"""Seconds of clock the plan leaves alone (half the clock below two seconds)."""
+INC_SHARE = 0.9
+"""The share of each later increment planned for, with two seconds or more on the clock..."""
+INC_SHARE_LOW = 0.4
+"""...falling to this on an empty clock."""
 
 
 @dataclass(frozen=True)
@@ -58,10 +64,16 @@ def clock_budget(time: float, inc: float, moves_to_go: int | None, margin: float
     left = max(0.0, time - margin)  # all this move may ever spend
     mtg = moves_to_go if moves_to_go is not None else DEFAULT_MOVES_TO_GO
     horizon = max(1, min(mtg, HORIZON_CAP))
+    # A second (half a low clock) is kept out of the plan: a loaded machine's lag comes out
+    # of it, not out of the flag (moves there answered 0.1-0.2 s past their budget).
+    usable = left - min(RESERVE, 0.5 * left)
     # The later moves of the horizon each pay the margin too; keep that back, but never
-    # more than half the clock (a low clock still has to move).
-    reserve = min(margin * (horizon - 1), 0.5 * left)
-    pool = max(0.0, left - reserve + inc * (horizon - 1))
+    # more than half of what is usable (a low clock still has to move).
+    usable -= min(margin * (horizon - 1), 0.5 * usable)
+    # Later increments count less as the clock runs low, so a clock worn down by lag grows
+    # back: each move then spends less than its increment.
+    inc_share = INC_SHARE_LOW + (INC_SHARE - INC_SHARE_LOW) * min(1.0, left / (2 * RESERVE))
+    pool = usable + inc_share * inc * (horizon - 1)
     optimum = min(pool / horizon, OPTIMUM_SHARE * left)
     maximum = min(optimum * MAXIMUM_RATIO, MAXIMUM_SHARE * left + 0.5 * inc, left)
     optimum = max(0.001, optimum)
