@@ -72,6 +72,7 @@ def main() -> None:
             s["moves"] += side["moves"]
             s["seconds"] += side["seconds"]
             s["clock"] += base + inc * side["moves"]
+            s["depth"] += side["depth_sum"]
             s["forfeits"] += bool(side["time_forfeit"])
             s["faults"] += bool(side["fault"])
     print(f"{games} games at {base:g}+{inc:g}")
@@ -79,7 +80,8 @@ def main() -> None:
         share = 100 * s["seconds"] / s["clock"]
         print(f"{name:6} score {score[name]:.1f}/{games}  moves {int(s['moves'])}  referee: mean "
               f"{s['seconds'] / s['moves']:.3f} s a move, {share:.1f}% of the clock (base + increments) "
-              f"used, time losses {int(s['forfeits'])}, other faults {int(s['faults'])}")
+              f"used, mean depth {s['depth'] / s['moves']:.2f}, time losses {int(s['forfeits'])}, "
+              f"other faults {int(s['faults'])}")
     if args.logs is None:
         return
     for name in sorted(sides):
