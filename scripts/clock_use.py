@@ -91,9 +91,13 @@ def main() -> None:
         used = [t for t, _ in moves]
         shares = [t / c for t, c in moves if c > 0]
         low = min(c for _, c in moves)
+        under = sum(c < 1.0 for _, c in moves)
+        p99 = statistics.quantiles(shares, n=100)[98]
         print(f"{name:6} engine: {len(moves)} moves, mean {statistics.mean(used):.3f} s, "
-              f"median {statistics.median(used):.3f} s, max {max(used):.3f} s; largest share of the clock "
-              f"in one move {100 * max(shares):.1f}%; lowest clock at a move {low:.3f} s")
+              f"median {statistics.median(used):.3f} s, max {max(used):.3f} s; share of the clock in one "
+              f"move: mean {100 * statistics.mean(shares):.1f}%, 99th percentile {100 * p99:.1f}%, largest "
+              f"{100 * max(shares):.1f}%; moves with under 1 s on the clock {under} "
+              f"({100 * under / len(moves):.1f}%), lowest clock {low:.3f} s")
 
 
 if __name__ == "__main__":
