@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import itertools
 import json
 import re
 import statistics
@@ -24,7 +25,21 @@ def _when(text: str) -> float:
 
 def engine_moves(log: Path) -> list[tuple[float, float]]:
     """(seconds from ``go think`` to ``done``, clock in seconds with this move's increment) per move."""
-    out: list[tuple[float, float]] = []
+    return [(t, c) for t, c, _ in _moves(log)]
+
+
+def lags(log: Path, inc: float) -> list[float]:
+    """What the referee charged beyond the engine's own go-to-done time, move by move (the clock at
+    one move, less the clock at the next, plus the increment, less the engine's time)."""
+    moves = _moves(log)
+    return [c0 - c1 + inc - t0 for (t0, c0, g0), (_, c1, g1) in itertools.pairwise(moves)
+            if g0 == g1 and c1 < c0 + inc]
+
+
+def _moves(log: Path) -> list[tuple[float, float, int]]:
+    """(engine seconds, clock, game number in this log) per move."""
+    out: list[tuple[float, float, int]] = []
+    game = 0
     clock: float | None = None
     start: float | None = None
     for line in log.read_text(errors="replace").splitlines():
@@ -32,14 +47,16 @@ def engine_moves(log: Path) -> list[tuple[float, float]]:
         if not m:
             continue
         when, way, text = _when(m[1]), m[2], m[3]
-        if way == "<<" and text.startswith("level"):
+        if way == "<<" and text.startswith("new-game"):
+            game += 1
+        elif way == "<<" and text.startswith("level"):
             args = dict(a.split("=", 1) for a in text.split()[1:] if "=" in a)
             clock = float(args["time"]) + float(args.get("inc", 0)) if "time" in args else None
         elif way == "<<" and text.startswith("go think"):
             start = when
         elif way == ">>" and text.startswith("done") and start is not None:
             if clock is not None:
-                out.append((when - start, clock))
+                out.append((when - start, clock, game))
             start = None
     return out
 
@@ -93,6 +110,10 @@ def main() -> None:
         low = min(c for _, c in moves)
         under = sum(c < 1.0 for _, c in moves)
         p99 = statistics.quantiles(shares, n=100)[98]
+        lag = sorted(x for log in sorted(args.logs.glob(f"{name}-*.log")) for x in lags(log, inc))
+        if lag:
+            print(f"{name:6} lag (charged beyond the engine's own time): mean {statistics.mean(lag):.3f} s, "
+                  f"99th percentile {statistics.quantiles(lag, n=100)[98]:.3f} s, max {lag[-1]:.3f} s")
         print(f"{name:6} engine: {len(moves)} moves, mean {statistics.mean(used):.3f} s, "
               f"median {statistics.median(used):.3f} s, max {max(used):.3f} s; share of the clock in one "
               f"move: mean {100 * statistics.mean(shares):.1f}%, 99th percentile {100 * p99:.1f}%, largest "
