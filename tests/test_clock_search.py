@@ -30,3 +30,11 @@ def test_a_long_clock_leaves_depth_searches_alone() -> None:
         searcher.new_game()
         timed = searcher.search(board, clock).info
         assert (timed.depth, timed.nodes, timed.pv) == (plain.depth, plain.nodes, plain.pv)
+
+
+def test_an_empty_clock_still_gets_a_legal_move() -> None:
+    searcher = Searcher(hash_mb=1)
+    for board in random_positions(20, 11):
+        for limit in (Limit(time=0.0), Limit(time=0.001, inc=0.0), Limit(time=0.03, moves_to_go=1)):
+            result = searcher.search(board, limit)
+            assert result.best in board.legal_moves
