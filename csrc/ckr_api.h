@@ -228,6 +228,13 @@ typedef struct ckr_limits {
     int has_parent;   /* 1: parent holds the position before the root's last move */
     ckr_pos parent;
     int contempt;     /* centi-men a draw (repetition, 40-move rule, database) costs the root's side */
+    /* A clocked search (CKR_MODE_PVS): no new iteration after optimum_ms times a
+     * factor that grows when the best root move changes or the score falls and
+     * shrinks when the best move is stable, never past maximum_ms; nor one whose
+     * time, estimated from the last iterations' growth, would overrun maximum_ms.
+     * 0: unused (soft_ms/hard_ms alone rule, as at a fixed time a move). */
+    int64_t optimum_ms;
+    int64_t maximum_ms;
 } ckr_limits;
 
 /* How the modern search (CKR_MODE_PVS) spent its re-searches and its table

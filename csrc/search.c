@@ -144,6 +144,88 @@ static void finish_result(ckr_engine *e, ckr_info *result)
     result->nps = nps_of(e);
 }
 
+/* The clock's view of the iterations so far (a clocked search only, limits.optimum_ms > 0):
+ * how unsettled the best root move is, how the score moved, and how long the
+ * iterations took, from which clock_says_stop decides whether to begin another. */
+typedef struct {
+    uint64_t best;        /* the last iteration's best root move (move_key) */
+    double changes;       /* best-move changes, each iteration's count halved */
+    int stable;           /* iterations since the best move last changed */
+    int scores[3];        /* the last three iterations' scores (newest first) */
+    int nscores;
+    int64_t ends_us[3];   /* when the last three iterations ended (newest first) */
+    int nends;
+} clock_state;
+
+/* Best-move changes are noise in the first plies. */
+#define CLOCK_FIRST_DEPTH 4
+
+static void clock_note(clock_state *c, int depth, const ckr_move *best, int score, int64_t now_us)
+{
+    uint64_t key = move_key(best);
+    c->changes *= 0.5;
+    if (c->nscores > 0 && key != c->best && depth > CLOCK_FIRST_DEPTH) {
+        c->changes += 1.0;
+        c->stable = 0;
+    } else {
+        c->stable++;
+    }
+    c->best = key;
+    c->scores[2] = c->scores[1];
+    c->scores[1] = c->scores[0];
+    c->scores[0] = score;
+    if (c->nscores < 3)
+        c->nscores++;
+    c->ends_us[2] = c->ends_us[1];
+    c->ends_us[1] = c->ends_us[0];
+    c->ends_us[0] = now_us;
+    if (c->nends < 3)
+        c->nends++;
+}
+
+/* The optimum's factor: up to x1.8 per recent change of the best move (halving each
+ * iteration), up to x1.6 for a score that fell half a man below the previous
+ * iterations' (their mean: checkers scores swing between odd and even depths), and
+ * down to x0.6 for a best move that has held for several iterations. */
+static double clock_factor(const clock_state *c, int newest)
+{
+    double f = 1.0 + 0.8 * c->changes;
+    if (c->nscores >= 2) {
+        int before = c->nscores >= 3 ? (c->scores[1] + c->scores[2]) / 2 : c->scores[1];
+        int fall = before - newest;
+        if (fall > 0 && abs(newest) < CKR_WIN_BOUND && abs(before) < CKR_WIN_BOUND)
+            f *= 1.0 + 0.6 * (fall > 50 ? 50 : fall) / 50.0;
+        else if (c->stable >= 7)
+            f *= 0.6;
+        else if (c->stable >= 4)
+            f *= 0.8;
+    }
+    return f;
+}
+
+/* Stop before the next iteration: past the optimum times the factor (never past
+ * the maximum), or when the next iteration, estimated from the growth of the last
+ * ones, could not finish before the maximum (its time would be thrown away). */
+static int clock_says_stop(const ckr_engine *e, const clock_state *c, int score, int64_t now_us)
+{
+    double optimum = (double)e->limits.optimum_ms * 1000.0;
+    double maximum = e->limits.maximum_ms > 0 ? (double)e->limits.maximum_ms * 1000.0 : 1e18;
+    double target = optimum * clock_factor(c, score);
+    if (target > maximum)
+        target = maximum;
+    if ((double)now_us >= target)
+        return 1;
+    if (c->nends >= 2) {
+        double last = (double)(c->ends_us[0] - c->ends_us[1]);
+        double before = c->nends >= 3 ? (double)(c->ends_us[1] - c->ends_us[2]) : 0.0;
+        double growth = before > 200.0 ? last / before : 2.0;
+        growth = growth < 1.3 ? 1.3 : growth > 4.0 ? 4.0 : growth;
+        if ((double)now_us + last * growth > maximum)
+            return 1;
+    }
+    return 0;
+}
+
 int ckr_search(ckr_engine *e, const ckr_pos *pos, const uint64_t *history, int nhistory,
                const ckr_limits *limits, ckr_info *result)
 {
@@ -216,6 +298,9 @@ int ckr_search(ckr_engine *e, const ckr_pos *pos, const uint64_t *history, int n
     }
 
     int score = 0;
+    int clocked = e->limits.optimum_ms > 0;
+    clock_state clock;
+    memset(&clock, 0, sizeof clock);
     for (int depth = 1; depth <= maxdepth; depth++) {
         e->seldepth = 0;
         int v;
@@ -240,10 +325,16 @@ int ckr_search(ckr_engine *e, const ckr_pos *pos, const uint64_t *history, int n
          * when the clock is running. */
         if (abs(score) > CKR_WIN_BOUND && depth > CKR_WIN - abs(score) + 2)
             break;
-        if ((nroot == 1 || e->root_kept == 1) && e->limits.soft_ms > 0)
+        if ((nroot == 1 || e->root_kept == 1) && (e->limits.soft_ms > 0 || clocked))
             break;
-        if (e->limits.soft_ms > 0 && elapsed_ms(e) >= e->limits.soft_ms)
+        if (clocked) {
+            int64_t now = elapsed_us(e);
+            clock_note(&clock, depth, &result->pv[0], score, now);
+            if (clock_says_stop(e, &clock, score, now))
+                break;
+        } else if (e->limits.soft_ms > 0 && elapsed_ms(e) >= e->limits.soft_ms) {
             break;
+        }
     }
     finish_result(e, result);
     return nroot;

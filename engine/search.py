@@ -356,13 +356,15 @@ class Searcher:
                 return self._play_book(board, chosen, on_info if info_interval <= 0 else None)
         # A fresh table after every merge: take the current one for this search.
         self._core.set_rote(self.rote.table() if self.rote is not None else None)
-        soft, hard = timeman.budgets(limit)
+        budget = timeman.plan(limit)
         lim = core.CoreLimits(
             mode=self.mode.value,
             depth=limit.depth or 0,
             nodes=limit.nodes or 0,
-            soft_ms=soft,
-            hard_ms=hard,
+            soft_ms=budget.soft_ms,
+            hard_ms=budget.hard_ms,
+            optimum_ms=budget.optimum_ms,
+            maximum_ms=budget.maximum_ms,
             samuel_breaks=self.samuel_breaks,
             driver=core.DRIVER_MTDF if self.mtdf else core.DRIVER_PVS,
             info_ms=round(info_interval * 1000),

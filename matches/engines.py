@@ -40,10 +40,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeVar
 
-from engine import evaluators, opening_book
+from engine import evaluators, opening_book, timeman
 from engine.board import Board
 from engine.errors import GameOverError, SamuelError
 from engine.limits import Limit
+from engine.move import Move
 from engine.options import OptionValues, check_compatible, find, session_options
 from engine.runner import SearchRun
 from engine.search import EngineSearcher
@@ -101,7 +102,7 @@ CLIENT_GRACE = 1e6
 
 _TIME_KEYS = ("st", "tc", "depth", "nodes", "timemargin")
 _KEYS = (
-    "name", "proto", "cmd", "arg", "dir", "host", "port", "tcp", "option.NAME",
+    "name", "proto", "cmd", "arg", "dir", "host", "port", "tcp", "ponder", "option.NAME",
     *(a for o in session_options() for a in (*o.aliases, o.name)), "weights", "frame", *_TIME_KEYS,
 )
 _OPTION_KEYS = frozenset(a for o in session_options() for a in (*o.aliases, o.name))
@@ -142,6 +143,9 @@ class EngineSpec:
     """This engine's own time control, over the tournament's."""
     frame: str = "literal"
     """How a DXP engine reads GAMEREQ positions (``literal``, or ``pydraughts``' rotated frame)."""
+    ponder: bool = False
+    """Think on the expected reply during the opponent's move (cutechess-cli's ``ponder``): Hub's
+    ``go ponder``/``ponder-hit``, or a background search for an in-process engine."""
 
     def describe(self) -> str:
         """Where it runs, for messages: ``hub: fake_hub.py --crash-after 2``, ``cb: 127.0.0.1:27532``."""
@@ -167,6 +171,7 @@ class EngineSpec:
             "options": dict(self.options),
             "tc": self.tc.to_dict() if self.tc is not None else None,
             "frame": self.frame,
+            "ponder": self.ponder,
         }
 
     @classmethod
@@ -184,7 +189,12 @@ class EngineSpec:
             options=tuple((str(k), str(v)) for k, v in pairs),
             tc=TimeControl.from_dict(tc) if tc is not None else None,
             frame=str(d.get("frame", "literal")),
+            ponder=bool(d.get("ponder", False)),
         )
+
+
+PONDER_PROTOCOLS = ("hub", "inproc")
+"""The engines ``ponder`` works for."""
 
 
 def _short_cmd(cmd: Sequence[str]) -> str:
@@ -208,6 +218,7 @@ class _Draft:
     options: dict[str, str] = field(default_factory=dict)
     weights: str | None = None
     frame: str = "literal"
+    ponder: bool = False
     tc_layers: list[list[str]] = field(default_factory=lambda: [[]])
 
     def fail(self, message: str) -> ValueError:
@@ -262,6 +273,11 @@ class _Draft:
             option = find(low, per_session=True)
             text = self.text(k, value).strip()
             self.options[option.name] = self.path(text) if _is_a_file(option.kind, text) else text
+        elif low == "ponder":
+            text = self.text(k, value).strip().lower()
+            if text not in ("true", "false", "yes", "no", "1", "0", "on", "off"):
+                raise self.fail(f"ponder= must be true or false, got {value!r}")
+            self.ponder = text in ("true", "yes", "1", "on")
         elif low == "weights":
             self.weights = self.path(self.text(k, value))
         elif low == "frame":
@@ -325,6 +341,9 @@ class _Draft:
             if port is None:
                 raise self.fail(f"host={host} needs port= (or tcp=HOST:PORT)")
         tc = self.time_control()
+        if self.ponder and proto not in PONDER_PROTOCOLS:
+            raise self.fail(f"ponder: a {proto} engine cannot ponder (CheckerBoard's API and DXP have no "
+                            f"pondering); it works for {' and '.join(PONDER_PROTOCOLS)} engines")
         options = dict(self.options)
         if options.get("backend", "").lower() == "704":  # refused by name, for every kind of engine
             try:
@@ -350,7 +369,8 @@ class _Draft:
             elif not cmd and not host:
                 raise self.fail(f"a {proto} engine needs cmd= (a process) or host=/port= (a server)")
         name = self.name or self._default_name(proto, cmd, host, port, options, tc)
-        return EngineSpec(name, proto, cmd, host, port, self.cwd, tuple(options.items()), tc, self.frame)
+        return EngineSpec(name, proto, cmd, host, port, self.cwd, tuple(options.items()), tc, self.frame,
+                          self.ponder)
 
     def _inproc_options(self, cmd: tuple[str, ...], host: str | None) -> dict[str, str]:
         if cmd or host or self.cwd:
@@ -396,6 +416,9 @@ class _Draft:
 def _tokens_to_pairs(tokens: Iterable[str], what: str) -> list[tuple[str, str]]:
     pairs = []
     for token in tokens:
+        if token.strip().lower() == "ponder":  # cutechess-cli's bare flag
+            pairs.append(("ponder", "true"))
+            continue
         key, sep, value = token.partition("=")
         if not sep or not key.strip():
             raise ValueError(f"{what}: expected key=value, got {token!r}")
@@ -491,6 +514,11 @@ class InProcessPlayer(Player):
         self._executor: ThreadPoolExecutor | None = None
         self._run: SearchRun | None = None
         """The last search started (it may still run after a timed-out or cancelled play)."""
+        self._ponder: tuple[Board, SearchRun] | None = None
+        """With ``ponder``: the open-ended search of the expected reply's position, while the
+        opponent thinks."""
+        self.ponder_hits = 0
+        self.ponder_misses = 0
         self._alive = True
 
     @property
@@ -523,7 +551,11 @@ class InProcessPlayer(Player):
         return self._searcher, self._executor
 
     async def _settle(self, timeout: float | None = SETTLE_TIMEOUT) -> bool:
-        """Stop and wait for a search left running (by a cancelled or timed-out play); True if none is."""
+        """Stop and wait for a search left running (by a cancelled or timed-out play, or pondering);
+        True if none is."""
+        if self._ponder is not None:
+            self._run = self._ponder[1]
+            self._ponder = None
         run = self._run
         if run is None or run.done():
             return True
@@ -539,10 +571,12 @@ class InProcessPlayer(Player):
 
     async def play(self, board: Board, limit: Limit, timeout: float | None) -> Played:
         searcher, executor = self._running()
-        if not await self._settle():
-            self._alive = False
-            raise PlayerFault(Termination.STALL, f"{self.who}: an earlier search does not stop")
-        run = SearchRun(board, limit, searcher, submit=executor.submit)  # it searches a copy of the board
+        run = self._ponder_hit(board, limit)
+        if run is None:
+            if not await self._settle():
+                self._alive = False
+                raise PlayerFault(Termination.STALL, f"{self.who}: an earlier search does not stop")
+            run = SearchRun(board, limit, searcher, submit=executor.submit)  # it searches a copy of the board
         self._run = run
         try:
             result = await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(run.future)), timeout)
@@ -564,8 +598,44 @@ class InProcessPlayer(Player):
         if not board.is_legal(move):
             raise PlayerFault(Termination.ILLEGAL_MOVE, f"{self.who} played {move.long}, "
                                                    f"not legal in {board.fen()}")
+        if self.spec.ponder:
+            self._start_pondering(board, move, result.ponder, searcher, executor)
         info = result.info
         return Played(move, info.score.men, info.depth, info.nodes)
+
+    def _ponder_hit(self, board: Board, limit: Limit) -> SearchRun | None:
+        """The ponder search when the opponent played the expected reply, now timed as this move's
+        search (it stops when the move's budget, counted from now, is spent); None on a miss (the
+        ponder search is then stopped by ``_settle``) or when not pondering."""
+        if self._ponder is None:
+            return None
+        pondered, run = self._ponder
+        if pondered.initial_fen != board.initial_fen or pondered.move_stack != board.move_stack:
+            self.ponder_misses += 1
+            return None
+        self._ponder = None
+        self.ponder_hits += 1
+        soft_ms, hard_ms = timeman.budgets(limit)
+        budget_ms = soft_ms or hard_ms
+        if budget_ms > 0:
+            asyncio.get_running_loop().call_later(budget_ms / 1000.0, run.stop)
+        else:  # a depth or node limit: what the ponder search found while the opponent thought stands
+            run.stop()
+        return run
+
+    def _start_pondering(self, board: Board, move: Move, reply: Move | None, searcher: EngineSearcher,
+                         executor: ThreadPoolExecutor) -> None:
+        """Search the position after ``move`` and the expected ``reply`` until the next play."""
+        if reply is None:
+            return
+        after = board.copy()
+        after.push(move)
+        if reply not in after.legal_moves:
+            return
+        after.push(reply)
+        if not after.legal_moves:
+            return
+        self._ponder = (after, SearchRun(after, Limit(), searcher, submit=executor.submit))
 
     async def close(self) -> None:
         await self._settle(2.0)
@@ -575,6 +645,9 @@ class InProcessPlayer(Player):
         self._alive = False
         if self._run is not None:
             self._run.stop()
+        if self._ponder is not None:
+            self._ponder[1].stop()
+            self._ponder = None
         self._shutdown()
 
     def _shutdown(self) -> None:
@@ -704,7 +777,7 @@ class ClientPlayer(Player):
         proto = self._require()
         wait = timeout if timeout is not None else limit_timeout(limit)
         try:
-            result = await asyncio.wait_for(proto.play(board, limit), wait)
+            result = await asyncio.wait_for(proto.play(board, limit, ponder=self.spec.ponder), wait)
         except EngineTerminatedError as exc:
             message = self._gone("during its move", exc)
             self.kill()

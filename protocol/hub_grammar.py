@@ -445,7 +445,9 @@ def format_level(limit: Limit) -> str:
     """A ``level`` line for ``limit`` (the clock written without the increment, as Hub expects)."""
     args: list[tuple[str, object | None]] = []
     if limit.time is not None:
-        inc = limit.inc or 0.0
+        # A clock below the increment (a move overran it within the referee's margin) cannot be
+        # written as time - inc: send a smaller increment so that time + inc is still the clock.
+        inc = min(limit.inc or 0.0, limit.time)
         if limit.moves_to_go is not None:
             args.append(("moves", limit.moves_to_go))
         args.append(("time", _seconds(max(0.0, limit.time - inc))))

@@ -20,6 +20,7 @@ from engine.options import session_options
 from engine.runner import move_to_play
 from engine.search import SearchInfo, SearchResult
 from protocol import hub_grammar as g
+from protocol.clock_lag import LagMeter
 from protocol.context import ENGINE_AUTHOR, ENGINE_COUNTRY, ServerSettings, Writer, engine_version
 from protocol.errors import LineTooLongError, ProtocolError
 from protocol.framing import decode_text, read_frame
@@ -62,6 +63,8 @@ class HubSession:
         self.board_error = "no position: send pos first"
         self.level: Limit | None = DEFAULT_LEVEL
         self.level_error = ""
+        self.lag = LagMeter()
+        """The clock's lag beyond our searches, learnt from successive levels: added to the margin."""
         self.search_task: asyncio.Task[None] | None = None
         self.init_task: asyncio.Task[None] | None = None
         self.search_mode = ""
@@ -300,8 +303,9 @@ class HubSession:
                                 f"({board.fen()})")
         level = self.level
         if mode == "think":
-            limit = level
+            limit = self.lag.limit(level)
         else:
+            self.lag.reset()  # a ponder hit's clock runs from the hit, not from go
             # Pondering and analysis ignore the clock; depth, nodes and move-time still bound them.
             limit = Limit(depth=level.depth, nodes=level.nodes,
                           movetime=level.movetime if mode == "analyze" else None)
@@ -338,6 +342,8 @@ class HubSession:
             i = result.info
             if last is None or (last.depth, last.score, last.pv) != (i.depth, i.score, i.pv):
                 final.append(g.format_info(board, i))
+        if limit.time is not None:  # a clocked go think (a ponder search has no clock)
+            self.lag.searched(level, result.info.time if result is not None else 0.0)
         self.search_mode = ""
         self.send(*final, g.format_done(board, best, ponder))
         with contextlib.suppress(ConnectionError, OSError):
@@ -369,6 +375,7 @@ class HubSession:
     def on_new_game(self, line: g.HubLine) -> None:
         if self.searching:
             raise ProtocolError("new-game: a search is running; send stop first")
+        self.lag.reset()
         self.engine.new_game()
 
     def on_quit(self, line: g.HubLine) -> None:

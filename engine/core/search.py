@@ -140,6 +140,11 @@ class CoreLimits:
     """The position before the root's last move (Samuel's difference terms read it)."""
     contempt: int = 0
     """Centi-men a draw costs the side to move at the root (the modern search's draws)."""
+    optimum_ms: int = 0
+    """A clocked search's planned time (0: none): no new iteration after it times a factor
+    that grows while the best move changes or the score falls (csrc/search.c)."""
+    maximum_ms: int = 0
+    """A clocked search's most time (0: none): no iteration begins that could not end before it."""
 
 
 class CoreEngine:
@@ -286,6 +291,8 @@ class CoreEngine:
             lim.info_ms = limits.info_ms
             lim.game_ply = limits.game_ply
             lim.contempt = limits.contempt
+            lim.optimum_ms = limits.optimum_ms
+            lim.maximum_ms = limits.maximum_ms
             if limits.parent is not None:
                 lim.has_parent = 1
                 lim.parent = _new_pos(limits.parent)[0]

@@ -15,6 +15,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from engine.board import Board
@@ -79,6 +80,17 @@ def parse_info(board: Board, line: g.HubLine) -> InfoDict:
         except ValueError:
             log.debug("ignoring bad info value %s=%r", key, value)
     return info
+
+
+def clock_after_move(limit: Limit, spent: float) -> Limit:
+    """``limit`` as it stands at our next move, after this one took ``spent`` seconds: the clock
+    less the time, plus the increment, one move fewer to go.  At a period's end the period's time,
+    unknown here, is left out (the engine then plans on less than it has, never more)."""
+    if limit.time is None:
+        return limit
+    mtg = limit.moves_to_go
+    return replace(limit, time=max(0.0, limit.time - spent) + (limit.inc or 0.0),
+                   moves_to_go=mtg - 1 if mtg is not None and mtg > 1 else None)
 
 
 class HubEngine(EngineProtocol):
@@ -233,6 +245,7 @@ class HubEngine(EngineProtocol):
     async def play(self, board: Board, limit: Limit, *, ponder: bool = False) -> PlayResult:
         """The engine's move; with ``ponder`` it then thinks on the expected reply until the next call."""
         board.require_moves()
+        started_at = time.monotonic()
         hit = await self._end_ponder(board)
         if hit is None:
             await self._start(board, limit, "think")
@@ -245,8 +258,11 @@ class HubEngine(EngineProtocol):
             after.push(result.move)
             after.push(result.ponder)
             if after.legal_moves:
-                await self._start(after, limit, "ponder")
-                self._ponder = (after, limit)
+                # The ponder search's level is the clock as it will stand at the hit (what the
+                # engine budgets from once told ``ponder-hit``), not this move's.
+                later = clock_after_move(limit, time.monotonic() - started_at)
+                await self._start(after, later, "ponder")
+                self._ponder = (after, later)
         return result
 
     async def _end_ponder(self, board: Board) -> tuple[g.HubLine, InfoDict] | None:
