@@ -27,7 +27,8 @@ def add_arguments(p: argparse.ArgumentParser, *, match: bool) -> None:
     g.add_argument("--engine", action="append", nargs="+", default=[], metavar="KEY=VALUE",
                    help="an engine: name=, proto=inproc|hub|cb|dxp, cmd=, host=/port= or tcp=HOST:PORT, "
                         "option.NAME=VALUE, eval=, mode=, hash=, book=FILE|default|none, book-variety=N, "
-                        "weights=FILE.json, and its own "
+                        "weights=FILE.json, ponder (think on the opponent's time: Hub, in-process), "
+                        "and its own "
                         "st=/tc=/depth=/nodes=/timemargin= (repeat --engine for each engine)")
     g.add_argument("--each", nargs="+", default=[], metavar="KEY=VALUE",
                    help="settings applied to every engine (each --engine's own settings win)")
