@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_piece_net import random_rows
 
 from engine import core, evaluators, piece_net_layout
 from engine.board import Board
@@ -36,17 +37,6 @@ def random_data(width: int, seed: int = 1, scale: float = 3.0) -> list[int]:
     p = piece_net.init_params(len(piece_net.PHASE_EDGES) + 1, seed, width)
     scaled = {k: (v * scale).astype(np.float32) for k, v in p.items()}
     return piece_net.quantize(scaled, piece_net.phase_table())
-
-
-def random_rows(n: int, seed: int = 0) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    cls = rng.choice(5, size=(n, 32), p=[0.45, 0.2, 0.05, 0.2, 0.1])  # empty, bm, bk, wm, wk
-    rows = np.zeros((n, 5), dtype=np.uint32)
-    shifts = np.arange(32, dtype=np.uint64)
-    for c in range(1, 5):
-        rows[:, c - 1] = ((cls == c).astype(np.uint64) << shifts).sum(axis=1).astype(np.uint32)
-    rows[:, 4] = rng.integers(0, 2, n)
-    return rows
 
 
 def row_of(board: Board) -> list[int]:
