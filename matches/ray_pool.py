@@ -9,7 +9,8 @@ import concurrent.futures
 from collections.abc import Callable
 from typing import Any
 
-from matches.ray_executor import _import_ray, init_ray
+from matches.executor import ExecutorError
+from matches.ray_executor import _import_ray, check_address, init_ray
 
 
 class RayPool(concurrent.futures.Executor):
@@ -35,3 +36,17 @@ class RayPool(concurrent.futures.Executor):
 
 def _call(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     return fn(*args, **kwargs)
+
+
+def open_ray_pool(address: str | None, workers: int | None) -> tuple[RayPool, int]:
+    """A RayPool and how many tasks to keep running on it: ``workers`` (default: the cluster's CPUs).
+    ``address``: None starts a local cluster of ``workers`` CPUs, else ``auto`` or HOST:PORT (checked
+    first: Ray retries an address nothing answers at for minutes)."""
+    if workers is not None and workers < 1:
+        raise ExecutorError(f"workers must be at least 1, got {workers}")
+    if address is not None:
+        check_address(address)
+    pool = RayPool(address, workers)
+    if workers is None:
+        workers = max(1, int(pool._ray.cluster_resources().get("CPU", 1)))
+    return pool, workers

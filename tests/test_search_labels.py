@@ -135,21 +135,25 @@ def free_port() -> int:
 
 
 def test_bad_executors_say_what_is_wrong(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine's own pool and the Ray pool the command hands in refuse bad settings by name."""
+    from matches.executor import ExecutorError
+    from matches.ray_pool import open_ray_pool
+
     ev = evaluators.by_name("material")
     rows = some_rows(4)
-    with pytest.raises(OptionError, match="unknown label executor 'dask': choose local or ray"):
-        search_labels.label(rows, ev, 2, executor="dask")
-    with pytest.raises(OptionError, match="a Ray address needs the ray executor"):
-        search_labels.label(rows, ev, 2, ray_address="auto")
+    with pytest.raises(OptionError, match="label workers must be at least 1, got 0"):
+        search_labels.label(rows, ev, 2, workers=0)
     port = free_port()
     refused = rf"no Ray cluster answers at 127\.0\.0\.1:{port} \(.*ray start --head"
-    with pytest.raises(OptionError, match=refused):
-        search_labels.label(rows, ev, 2, executor="ray", ray_address=f"127.0.0.1:{port}")
-    with pytest.raises(OptionError, match="Ray address 'head-node' is not HOST:PORT"):
-        search_labels.label(rows, ev, 2, executor="ray", ray_address="head-node")
+    with pytest.raises(ExecutorError, match=refused):
+        search_labels.label(rows, ev, 2, pool=lambda: open_ray_pool(f"127.0.0.1:{port}", None))
+    with pytest.raises(ExecutorError, match="Ray address 'head-node' is not HOST:PORT"):
+        search_labels.label(rows, ev, 2, pool=lambda: open_ray_pool("head-node", None))
+    with pytest.raises(ExecutorError, match="workers must be at least 1, got 0"):
+        open_ray_pool(None, 0)
     monkeypatch.setitem(sys.modules, "ray", None)  # makes `import ray` raise ImportError
-    with pytest.raises(OptionError, match=r"needs Ray: pip install 'samuel\[ray\]'"):
-        search_labels.label(rows, ev, 2, executor="ray")
+    with pytest.raises(ExecutorError, match=r"needs Ray: pip install 'samuel\[ray\]'"):
+        search_labels.label(rows, ev, 2, pool=lambda: open_ray_pool(None, 1))
 
 
 def test_the_command_line_names_a_bad_executor(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -163,6 +167,8 @@ def test_the_command_line_names_a_bad_executor(tmp_path: Path, capsys: pytest.Ca
     ray_args = ["--teacher-executor", "ray", "--teacher-ray-address", f"127.0.0.1:{port}"]
     assert samuel_main([*args, *ray_args]) == 2
     assert f"error: no Ray cluster answers at 127.0.0.1:{port}" in capsys.readouterr().err
+    assert samuel_main([*args, "--teacher-ray-address", "auto"]) == 2
+    assert "--teacher-ray-address needs --teacher-executor ray" in capsys.readouterr().err
 
 
 def test_a_bad_position_is_found_in_its_chunk(monkeypatch: pytest.MonkeyPatch) -> None:

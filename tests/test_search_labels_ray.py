@@ -17,6 +17,7 @@ ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'samu
 
 from engine import evaluators  # noqa: E402  (after the skip)
 from engine.learners import piece_net, search_labels  # noqa: E402
+from matches.ray_pool import open_ray_pool  # noqa: E402
 
 PDN = Path(__file__).parent / "data" / "oca_first60.pdn"
 
@@ -49,7 +50,7 @@ def test_ray_workers_give_the_local_labels(workers: int, environment: None, tmp_
         if ray.is_initialized():
             cpus.append(ray.cluster_resources().get("CPU", 0))
 
-    labels = search_labels.label(rows, ev, 4, executor="ray", workers=workers, cache_dir=tmp_path,
+    labels = search_labels.label(rows, ev, 4, pool=lambda: open_ray_pool(None, workers), cache_dir=tmp_path,
                                  progress=follow)
     assert labels.tobytes() == local.tobytes()
     assert seen[-1] == (300, 300) and set(cpus) == {workers}, "a local cluster of that many CPUs"

@@ -5,9 +5,10 @@ worth now, tactics resolved. Mixed into the target (``piece_net.train``'s ``teac
 network a signal per position instead of per game.
 
 The positions are cut into fixed chunks of ``CHUNK``, and each chunk is searched by a fresh engine
-(the C core, GIL released) as an independent task: on threads here (``executor="local"``) or as Ray
-tasks on a cluster (``executor="ray"``, docs/teaching.md).  Since a chunk's labels depend only on the
-chunk, they are the same whatever the number of workers and whichever chunk finishes first.  With a
+(the C core, GIL released) as an independent task: on threads here (``local_pool``) or as Ray tasks
+on a cluster (``matches.ray_pool.open_ray_pool``, handed in by the command; docs/teaching.md).
+Since a chunk's labels depend only on the chunk, they are the same whatever the number of workers
+and whichever chunk finishes first.  With a
 cache folder the labels are kept by the positions, the evaluator and the depth, and every finished
 chunk as it comes, so an interrupted run continues where it stopped.
 """
@@ -35,7 +36,6 @@ CHUNK = 4096
 chunks are the unit of determinism: changing CHUNK (or HASH_MB) changes the labels."""
 HASH_MB = 16
 """Each chunk's table: a shallow search needs little."""
-EXECUTORS = ("local", "ray")
 LOCAL_WORKERS = 8
 """Most threads the local executor starts by default (the cores, up to this)."""
 
@@ -65,69 +65,34 @@ def label_chunk(part: np.ndarray, spec: EvalSpec, depth: int) -> np.ndarray:
         engine.close()
 
 
-def check_ray_address(address: str) -> None:
-    """OptionError unless something accepts connections at ``address`` (the check every Ray user
-    shares, ``matches.ray_executor.check_address``; imported here only, as Ray is)."""
-    from matches.executor import ExecutorError
-    from matches.ray_executor import check_address
-
-    try:
-        check_address(address)
-    except ExecutorError as exc:
-        raise OptionError(str(exc)) from None
+PoolOpener = Callable[[], tuple[concurrent.futures.Executor, int]]
+"""Opens the executor the chunks go to, and says how many run at once: called only when some chunk is
+left to search.  The engine's own is ``local_pool``; a Ray cluster's comes from the layer above
+(``matches.ray_pool.open_ray_pool``), which the engine package does not import."""
 
 
-def open_executor(executor: str, workers: int | None, ray_address: str | None
-                  ) -> tuple[concurrent.futures.Executor, int]:
-    """The executor the chunks go to and how many of them run at once.
-
-    ``local``: ``workers`` threads (default: the cores, at most ``LOCAL_WORKERS``).  ``ray``: a local
-    Ray cluster of ``workers`` CPUs (default: the cores), or the cluster at ``ray_address`` (``auto``
-    or HOST:PORT), ``workers`` chunks at once (default: its CPUs).
-    """
-    if executor not in EXECUTORS:
-        raise OptionError(f"unknown label executor {executor!r}: choose {' or '.join(EXECUTORS)}")
+def local_pool(workers: int | None = None) -> tuple[concurrent.futures.Executor, int]:
+    """``workers`` threads (default: the cores, at most ``LOCAL_WORKERS``)."""
     if workers is not None and workers < 1:
         raise OptionError(f"label workers must be at least 1, got {workers}")
-    if executor == "local":
-        if ray_address is not None:
-            raise OptionError("a Ray address needs the ray executor")
-        n = workers or max(1, min(os.cpu_count() or 1, LOCAL_WORKERS))
-        return concurrent.futures.ThreadPoolExecutor(n, thread_name_prefix="samuel-labels"), n
-    # matches holds the Ray set-up every learner shares (loopback cluster, the source tree on the
-    # workers' path); imported only here, so the engine package needs neither matches nor Ray.
-    from matches.executor import ExecutorError
-    from matches.ray_pool import RayPool
-
-    if ray_address is not None:
-        check_ray_address(ray_address)
-    try:
-        pool = RayPool(ray_address, workers)
-    except ExecutorError as exc:
-        raise OptionError(str(exc)) from exc
-    if workers is None:
-        import ray
-
-        workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
-    return pool, workers
+    n = workers or max(1, min(os.cpu_count() or 1, LOCAL_WORKERS))
+    return concurrent.futures.ThreadPoolExecutor(n, thread_name_prefix="samuel-labels"), n
 
 
 def label(rows: np.ndarray, evaluator: Evaluator, depth: int, *, workers: int | None = 2,
-          executor: str = "local", ray_address: str | None = None,
-          cache_dir: str | os.PathLike[str] | None = None, progress: ProgressFn | None = None) -> np.ndarray:
+          pool: PoolOpener | None = None, cache_dir: str | os.PathLike[str] | None = None,
+          progress: ProgressFn | None = None) -> np.ndarray:
     """(N,) int32 scores, centi-men for the side to move (clipped to +-2000), of ``rows`` ((N, 5) square
     sets) searched to ``depth`` plies with ``evaluator`` and no game history.
 
-    ``executor``, ``workers`` and ``ray_address`` as ``open_executor`` takes them; none of them
-    changes a label.  With ``cache_dir`` the labels are read from there when a run of the same
-    positions, evaluator and depth made them, and the chunks of an unfinished run are kept beside
-    them (``<file>.chunks/``) and not searched again.
+    The chunks go to ``pool()`` (default: ``local_pool(workers)``); neither the executor nor the
+    number of workers changes a label.  With ``cache_dir`` the labels are read from there when a
+    run of the same positions, evaluator and depth made them, and the chunks of an unfinished run
+    are kept beside them (``<file>.chunks/``) and not searched again.
     """
     rows = np.ascontiguousarray(rows, dtype=np.uint32).reshape(-1, 5)
     if not 1 <= depth <= 64:
         raise ValueError(f"label depth must be 1..64, got {depth}")
-    if executor not in EXECUTORS:
-        raise OptionError(f"unknown label executor {executor!r}: choose {' or '.join(EXECUTORS)}")
     path = cache_file(rows, evaluator, depth, cache_dir) if cache_dir is not None else None
     if path is not None and path.is_file():
         cached = np.load(path)
@@ -150,11 +115,11 @@ def label(rows: np.ndarray, evaluator: Evaluator, depth: int, *, workers: int | 
     if progress:
         progress(done, len(rows))
     if todo:
-        pool, running = open_executor(executor, workers, ray_address)
+        executor, running = pool() if pool is not None else local_pool(workers)
         try:
-            done = _run(pool, 2 * running, rows, todo, evaluator.spec, depth, out, parts, done, progress)
+            done = _run(executor, 2 * running, rows, todo, evaluator.spec, depth, out, parts, done, progress)
         finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+            executor.shutdown(wait=True, cancel_futures=True)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         _save(path, out)

@@ -31,11 +31,15 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.errors import OptionError
 from samuel.argtypes import evaluator_type, positive_int
 from samuel.commands.agree import progress_bar
 from samuel.outputs import check_output_file, output_dir, output_file, output_file_in_new_folders
+
+if TYPE_CHECKING:
+    from engine.learners import search_labels
 
 
 def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -196,8 +200,7 @@ def run_net(args: argparse.Namespace, out: Path) -> int:
             teacher_source = f"search:{teacher_ev.name}@{args.teacher_depth}"
             data.searched = search_labels.label(
                 data.rows, teacher_ev, args.teacher_depth, workers=args.teacher_workers,
-                executor=args.teacher_executor, ray_address=args.teacher_ray_address,
-                cache_dir=args.cache_dir,
+                pool=_label_pool(args), cache_dir=args.cache_dir,
                 progress=task(f"labelling with {teacher_ev.name} at depth {args.teacher_depth}"))
         held = (data.game % 10) == 0
         checkpoint.parent.mkdir(parents=True, exist_ok=True)
@@ -229,3 +232,15 @@ def run_net(args: argparse.Namespace, out: Path) -> int:
           f"largest {drift.max():.1f} centi-men")
     print(f"wrote {out} (evaluator {out.stem!r}), {png} and the checkpoint {checkpoint}")
     return 0
+
+
+def _label_pool(args: argparse.Namespace) -> search_labels.PoolOpener | None:
+    """Where the teacher's chunks are searched: None for the engine's own threads, or a Ray pool
+    (opened only when a chunk is left to search)."""
+    if args.teacher_executor != "ray":
+        if args.teacher_ray_address is not None:
+            raise OptionError("--teacher-ray-address needs --teacher-executor ray")
+        return None
+    from matches.ray_pool import open_ray_pool
+
+    return lambda: open_ray_pool(args.teacher_ray_address, args.teacher_workers)
