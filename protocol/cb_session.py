@@ -476,6 +476,9 @@ async def run_cb(reader: asyncio.StreamReader, writer: Writer, settings: ServerS
     """Serve one cb client until ``quit``, end of stream or the idle timeout."""
     out = _Output(writer)
     state = CbSession(out, settings)
+    # cb says nothing before its first getmove, so the table (and a search process) is readied
+    # now, off the loop: otherwise that first move's time pays for it.
+    state.engine.warm_up()
     # A silent client is closed after the idle timeout, searching or not; a timed getmove's
     # own time is added (its client is waiting for the move), and the clock starts afresh
     # when the move is sent.

@@ -83,7 +83,7 @@ class SessionEngine:
         self._starting: asyncio.Future[None] | None = None
         self._warming: asyncio.Future[int] | None = None
         """The searcher being readied in the background: the 704 program after ``set backend 704``,
-        or a new game's table cleared and faulted in (``_warm_up``)."""
+        or a new game's table cleared and faulted in (``warm_up``)."""
 
     @property
     def in_process(self) -> bool:
@@ -110,10 +110,10 @@ class SessionEngine:
         before = self.options.backend
         new = self.options.set(option.name, value)
         if option.name == "backend" and new == "704" and before != "704":
-            self._warm_up()
+            self.warm_up()
         return new
 
-    def _warm_up(self) -> None:
+    def warm_up(self) -> None:
         """Get the searcher ready now, in the background, so the next move does not pay for it in
         its time: the 704 program built, or a new game's table cleared and faulted in (the next
         search waits for this; a failure is named again by that search)."""
@@ -201,7 +201,7 @@ class SessionEngine:
             self._remote.new_game()
         else:
             return
-        self._warm_up()  # after a stopped search still running has ended (prepare drains it)
+        self.warm_up()  # after a stopped search still running has ended (prepare drains it)
 
     def _check_open(self) -> None:
         if self._closed:

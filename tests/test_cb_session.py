@@ -151,6 +151,28 @@ def test_hashsize_really_resizes() -> None:
     run(t)
 
 
+def test_the_table_is_readied_before_the_first_getmove(monkeypatch: pytest.MonkeyPatch) -> None:
+    # cb says nothing before its first getmove: the session readies its table on connecting,
+    # so that move's time does not pay for building it (or for starting a search process).
+    from protocol.session_engine import SessionEngine
+
+    readied = asyncio.Event()
+    prepare = SessionEngine.prepare
+
+    async def spy(self: SessionEngine) -> int:
+        mb = await prepare(self)
+        readied.set()
+        return mb
+
+    monkeypatch.setattr(SessionEngine, "prepare", spy)
+
+    async def t(c: Client) -> None:
+        await asyncio.wait_for(readied.wait(), 30)  # no command sent yet
+        assert await c.ask("get hashsize") == "reply 1 1"
+
+    run(t)
+
+
 def test_bad_fens_are_errors() -> None:
     async def t(c: Client) -> None:
         for command in ("get movelist X:Y", "staticevaluation B:W33:B1", "set gamehist Q:W1:B5",
