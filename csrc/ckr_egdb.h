@@ -19,6 +19,7 @@
 #define CKR_EGDB_LOSS 2
 #define CKR_EGDB_NONE 3
 #define CKR_EGDB_MAX_SIDE 8
+#define CKR_EGDB_MAX_THREADS 256
 
 typedef struct ckr_egdb ckr_egdb;
 
@@ -38,6 +39,10 @@ int ckr_egdb_position(int bm, int bk, int wm, int wk, int side, int64_t index, c
  * crowning leads to must be in db already.  Returns the number of passes, -1
  * when a needed signature is missing, -2 out of memory, -3 bad signature. */
 int ckr_egdb_build(ckr_egdb *db, int bm, int bk, int wm, int wk);
+/* The same on `threads` threads (the caller's and threads - 1 more; more than
+ * CKR_EGDB_MAX_THREADS count as that many): the tables are the same for any
+ * number, only the passes returned may differ.  -3 also when threads < 1. */
+int ckr_egdb_build_threads(ckr_egdb *db, int bm, int bk, int wm, int wk, int threads);
 /* Whether db holds the table for a signature and side. */
 int ckr_egdb_has(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side);
 /* Copy a table's packed bytes out ((size + 3) / 4 of them); -1 when absent or nbytes is wrong. */
@@ -72,6 +77,9 @@ int64_t ckr_egdb_check(const ckr_egdb *db, int bm, int bk, int wm, int wk, int s
  * signatures it leads to) are in db.  Returns the greatest distance, -1 when a
  * table is missing, -2 out of memory, -3 bad signature. */
 int ckr_egdb_build_distance(ckr_egdb *db, int bm, int bk, int wm, int wk);
+/* The same on `threads` threads; the distances and the value returned are the
+ * same for any number.  -3 also when threads < 1. */
+int ckr_egdb_build_distance_threads(ckr_egdb *db, int bm, int bk, int wm, int wk, int threads);
 int ckr_egdb_has_distance(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side);
 /* Copy a distance table out (size bytes); -1 when absent or nbytes is wrong. */
 int ckr_egdb_get_distance(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side, uint8_t *out, int64_t nbytes);

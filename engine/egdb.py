@@ -251,14 +251,18 @@ class Database:
 
 def build(max_pieces: int, out: str | Path,
           on_step: Callable[[BuildStep, int, int], None] | None = None, *,
-          distance: bool = False) -> Database:
+          distance: bool = False, threads: int = 1) -> Database:
     """Build (or resume) a database of 2..max_pieces pieces in directory ``out``.
 
     A signature whose two files are whole and valid is loaded, not rebuilt; a
     torn or foreign file is rebuilt.  ``on_step(step, done_slots, total_slots)``
     follows each signature.  With ``distance``, each signature's distances to
     conversion are solved (or loaded) too, and written beside its values.
+    Each signature is solved on ``threads`` threads; the files are the same for
+    any number (only the passes reported may differ).
     """
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads must be a whole number, 1 or more, got {threads!r}")
     d = Path(out)
     d.mkdir(parents=True, exist_ok=True)
     db = Database()
@@ -274,21 +278,21 @@ def build(max_pieces: int, out: str | Path,
                 if db.load_file(path)[0] != sig:
                     raise EgdbError(f"{path}: holds another signature")
         except (OSError, EgdbError):
-            passes = db.tables.build(sig.bm, sig.bk, sig.wm, sig.wk)
+            passes = db.tables.build(sig.bm, sig.bk, sig.wm, sig.wk, threads)
             for side in (0, 1):  # distances of the old values are stale now
                 distance_path(d, sig, side).unlink(missing_ok=True)
             for side, path in enumerate(paths):
                 write_table(path, sig, side, db.tables.get_data(sig.bm, sig.bk, sig.wm, sig.wk, side))
                 db.loaded.add((sig, side))
         if distance:
-            passes = max(passes, _distances(db, d, sig))
+            passes = max(passes, _distances(db, d, sig, threads))
         done += 2 * sig.size
         if on_step is not None:
             on_step(BuildStep(sig, 2 * sig.size, passes, time.perf_counter() - start), done, total)
     return db
 
 
-def _distances(db: Database, d: Path, sig: Signature) -> int:
+def _distances(db: Database, d: Path, sig: Signature, threads: int) -> int:
     """Load a signature's distance files, or solve and write them; the layers solved (0: loaded)."""
     paths = [distance_path(d, sig, side) for side in (0, 1)]
     try:
@@ -297,7 +301,7 @@ def _distances(db: Database, d: Path, sig: Signature) -> int:
                 raise EgdbError(f"{path}: holds another signature")
         return 0
     except (OSError, EgdbError):
-        layers = db.tables.build_distance(sig.bm, sig.bk, sig.wm, sig.wk)
+        layers = db.tables.build_distance(sig.bm, sig.bk, sig.wm, sig.wk, threads)
         for side, path in enumerate(paths):
             write_table(path, sig, side, db.tables.get_distance(sig.bm, sig.bk, sig.wm, sig.wk, side),
                         distance=True)

@@ -17,6 +17,8 @@ EGDB_WIN: int = lib.CKR_EGDB_WIN
 EGDB_LOSS: int = lib.CKR_EGDB_LOSS
 EGDB_NONE: int = lib.CKR_EGDB_NONE
 EGDB_MAX_SIDE: int = lib.CKR_EGDB_MAX_SIDE
+EGDB_MAX_THREADS: int = lib.CKR_EGDB_MAX_THREADS
+"""The most threads a build uses (more count as this many)."""
 
 
 def egdb_size(bm: int, bk: int, wm: int, wk: int) -> int:
@@ -39,6 +41,11 @@ def egdb_position(bm: int, bk: int, wm: int, wk: int, side: int, index: int) -> 
     return RawPosition(out[0], out[1], out[2], out[3], Color(pos.side))
 
 
+def _check_threads(threads: int) -> None:
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads must be a whole number, 1 or more, got {threads!r}")
+
+
 class EgdbTables:
     """The C endgame tables held in memory: build, copy in and out, probe, check."""
 
@@ -53,9 +60,11 @@ class EgdbTables:
         """The ``ckr_egdb *`` (for the engine); valid while this object lives."""
         return self._ptr
 
-    def build(self, bm: int, bk: int, wm: int, wk: int) -> int:
-        """Solve a signature for both sides to move; returns the passes it took."""
-        r = int(lib.ckr_egdb_build(self._ptr, bm, bk, wm, wk))
+    def build(self, bm: int, bk: int, wm: int, wk: int, threads: int = 1) -> int:
+        """Solve a signature for both sides to move on ``threads`` threads; returns the passes it
+        took (the values are the same for any number of threads, the passes may not be)."""
+        _check_threads(threads)
+        r = int(lib.ckr_egdb_build_threads(self._ptr, bm, bk, wm, wk, threads))
         if r == -1:
             raise ValueError(f"signature {bm}{bk}{wm}{wk} needs smaller signatures that are not loaded")
         if r == -2:
@@ -97,9 +106,11 @@ class EgdbTables:
 
     # Distance to conversion (optional, a byte a slot): see csrc/ckr_egdb.h.
 
-    def build_distance(self, bm: int, bk: int, wm: int, wk: int) -> int:
-        """Solve a signature's distances (its values must be held); returns the greatest."""
-        r = int(lib.ckr_egdb_build_distance(self._ptr, bm, bk, wm, wk))
+    def build_distance(self, bm: int, bk: int, wm: int, wk: int, threads: int = 1) -> int:
+        """Solve a signature's distances (its values must be held) on ``threads`` threads;
+        returns the greatest."""
+        _check_threads(threads)
+        r = int(lib.ckr_egdb_build_distance_threads(self._ptr, bm, bk, wm, wk, threads))
         if r == -1:
             raise ValueError(f"signature {bm}{bk}{wm}{wk}: its values or those it leads to are not loaded")
         if r == -2:

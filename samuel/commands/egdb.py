@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
-from samuel.argtypes import bounded_int
+from samuel.argtypes import bounded_int, positive_int
 from samuel.outputs import check_output_dir, output_dir
 
 
@@ -20,6 +21,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     b.add_argument("--distance", action="store_true",
                    help="also solve each position's distance to the next capture or crowning (a byte "
                         "a position; engines then play won endings out by it)")
+    b.add_argument("--threads", type=positive_int, default=None,
+                   help="threads that solve each signature (default: the machine's cores); the tables "
+                        "are the same for any number")
     b.add_argument("--quiet", action="store_true", help="no progress bar or per-signature lines")
     b.set_defaults(func=run_build)
     c = verbs.add_parser("check", help="verify every stored value against its successors' values")
@@ -50,7 +54,8 @@ def run_build(args: argparse.Namespace) -> int:
                 bar.console.print(f"{step.signature.name} {step.signature.describe():<16} "
                                   f"{step.positions:>12,} slots  {how:<18} {step.seconds:7.2f} s")
 
-        db = egdb.build(args.pieces, out, on_step, distance=args.distance)
+        threads = args.threads if args.threads is not None else os.cpu_count() or 1
+        db = egdb.build(args.pieces, out, on_step, distance=args.distance, threads=threads)
     sigs = db.signatures()
     slots = sum(2 * s.size for s in sigs)
     extra = ", with distances" if args.distance else ""
