@@ -63,6 +63,9 @@ int ckr_egdb_probe(const ckr_egdb *db, const ckr_pos *pos);
  * Returns the number of inconsistent positions, or -1 when a table it needs
  * is missing. */
 int64_t ckr_egdb_check(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side, int64_t *counts);
+/* The same on `threads` threads (fewer than 1 count as 1). */
+int64_t ckr_egdb_check_threads(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side, int64_t *counts,
+                               int threads);
 
 /* ---- distance to conversion (optional) ----
  * For a won or lost position, the plies until the next capture or crowning
@@ -90,6 +93,7 @@ int ckr_egdb_distance(const ckr_egdb *db, const ckr_pos *pos);
 /* Check a distance table against its successors (the rule above); the number
  * of positions that break it, or -1 when a table it needs is missing. */
 int64_t ckr_egdb_check_distance(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side);
+int64_t ckr_egdb_check_distance_threads(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side, int threads);
 
 /* ---- the database in the search ----
  * The search (CKR_MODE_PVS) probes db, when set, in every position of at most

@@ -299,14 +299,15 @@ static inline int64_t pos_index(const ckr_pos *p, int bm, int bk, int wm, int wk
 
 typedef struct sweep sweep;
 struct sweep {
-    ckr_egdb *db;
+    const ckr_egdb *db;
     int bm, bk, wm, wk, mt; /* mt: more than one thread, so shared bytes are read and written atomically */
     int64_t n, blocks;      /* slots a side; blocks a side */
     int64_t next;           /* the next block to hand out (atomic) */
     uint8_t *val[2], *ext[2], *packed[2], *dist[2];
     int k;                  /* the distance layer */
     void (*run)(sweep *s, int side, int64_t lo, int64_t hi, int *acc);
-    int acc;                /* the workers' results, ORed (or the greatest, for distances) */
+    int acc;                /* the workers' results, ORed */
+    int64_t counts[5];      /* a check's slots of each value, and the inconsistent ones (atomic adds) */
 };
 
 static void *sweep_worker(void *arg)
@@ -536,29 +537,33 @@ int ckr_egdb_build(ckr_egdb *db, int bm, int bk, int wm, int wk)
     return ckr_egdb_build_threads(db, bm, bk, wm, wk, 1);
 }
 
-int64_t ckr_egdb_check(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side, int64_t *counts)
+/* A check sweep looks at one side's blocks (s->k) and adds what it counts. */
+static void add_counts(sweep *s, const int64_t *c)
 {
-    side &= 1;
-    if (!ckr_egdb_has(db, bm, bk, wm, wk, side) || !ckr_egdb_has(db, bm, bk, wm, wk, side ^ 1) ||
-        !deps_present(db, bm, bk, wm, wk))
-        return -1;
-    int64_t n = ckr_egdb_size(bm, bk, wm, wk), bad = 0;
-    const uint8_t *t = db->tab[bm][bk][wm][wk][side];
+    for (int k = 0; k < 5; k++)
+        if (c[k])
+            __atomic_fetch_add(&s->counts[k], c[k], __ATOMIC_RELAXED);
+}
+
+static void check_values(sweep *s, int side, int64_t lo, int64_t hi, int *acc)
+{
+    if (side != s->k)
+        return;
+    const uint8_t *t = s->db->tab[s->bm][s->bk][s->wm][s->wk][side];
     ckr_move moves[CKR_MAX_MOVES];
     ckr_pos pos;
-    for (int k = 0; k < 4; k++)
-        counts[k] = 0;
-    for (int64_t i = 0; i < n; i++) {
+    int64_t c[5] = {0};
+    for (int64_t i = lo; i < hi; i++) {
         int stored = get2(t, i);
-        counts[stored]++;
-        if (!ckr_egdb_position(bm, bk, wm, wk, side, i, &pos)) {
-            bad += stored != CKR_EGDB_NONE;
+        c[stored]++;
+        if (!ckr_egdb_position(s->bm, s->bk, s->wm, s->wk, side, i, &pos)) {
+            c[4] += stored != CKR_EGDB_NONE;
             continue;
         }
         int nm = ckr_gen_moves(&pos, moves), win = 0, draw = 0;
         for (int j = 0; j < nm; j++) {
             ckr_make(&pos, &moves[j]);
-            int v = ckr_egdb_probe(db, &pos);
+            int v = ckr_egdb_probe(s->db, &pos);
             ckr_unmake(&pos, &moves[j]);
             if (v == CKR_EGDB_LOSS)
                 win = 1;
@@ -566,9 +571,30 @@ int64_t ckr_egdb_check(const ckr_egdb *db, int bm, int bk, int wm, int wk, int s
                 draw = 1;
         }
         int want = win ? CKR_EGDB_WIN : draw ? CKR_EGDB_DRAW : CKR_EGDB_LOSS;
-        bad += stored != want;
+        c[4] += stored != want;
     }
-    return bad;
+    add_counts(s, c);
+}
+
+int64_t ckr_egdb_check_threads(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side, int64_t *counts,
+                               int threads)
+{
+    side &= 1;
+    if (!ckr_egdb_has(db, bm, bk, wm, wk, side) || !ckr_egdb_has(db, bm, bk, wm, wk, side ^ 1) ||
+        !deps_present(db, bm, bk, wm, wk))
+        return -1;
+    int64_t n = ckr_egdb_size(bm, bk, wm, wk);
+    sweep s = {.db = db, .bm = bm, .bk = bk, .wm = wm, .wk = wk, .n = n, .blocks = (n + BLOCK - 1) / BLOCK,
+               .k = side};
+    run_sweep(&s, clamp_threads(threads), check_values);
+    for (int k = 0; k < 4; k++)
+        counts[k] = s.counts[k];
+    return s.counts[4];
+}
+
+int64_t ckr_egdb_check(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side, int64_t *counts)
+{
+    return ckr_egdb_check_threads(db, bm, bk, wm, wk, side, counts, 1);
 }
 
 /* ---- distance to conversion ----
@@ -771,37 +797,57 @@ int ckr_egdb_distance(const ckr_egdb *db, const ckr_pos *pos)
     return i < 0 ? -1 : db->dist[bm][bk][wm][wk][side][i];
 }
 
-int64_t ckr_egdb_check_distance(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side)
+/* counts[4]: positions that break the rule; counts[0]: 1 when a distance needed is not held. */
+static void check_distances(sweep *s, int side, int64_t lo, int64_t hi, int *acc)
 {
-    side &= 1;
-    if (!ckr_egdb_has_distance(db, bm, bk, wm, wk, side) || !deps_present(db, bm, bk, wm, wk))
-        return -1;
-    int64_t n = ckr_egdb_size(bm, bk, wm, wk), bad = 0;
-    const uint8_t *t = db->tab[bm][bk][wm][wk][side], *dist = db->dist[bm][bk][wm][wk][side];
+    if (side != s->k)
+        return;
+    const uint8_t *t = s->db->tab[s->bm][s->bk][s->wm][s->wk][side], *dist = s->db->dist[s->bm][s->bk][s->wm][s->wk][side];
     ckr_move moves[CKR_MAX_MOVES];
     ckr_pos pos;
-    for (int64_t i = 0; i < n; i++) {
+    int64_t c[5] = {0};
+    for (int64_t i = lo; i < hi; i++) {
         int v = get2(t, i);
         if (v != CKR_EGDB_WIN && v != CKR_EGDB_LOSS) {
-            bad += dist[i] != 0;
+            c[4] += dist[i] != 0;
             continue;
         }
-        ckr_egdb_position(bm, bk, wm, wk, side, i, &pos);
+        ckr_egdb_position(s->bm, s->bk, s->wm, s->wk, side, i, &pos);
         int nm = ckr_gen_moves(&pos, moves), want = v == CKR_EGDB_WIN ? 1 << 20 : -1;
         for (int j = 0; j < nm; j++) {
             ckr_make(&pos, &moves[j]);
-            int c = ckr_egdb_probe(db, &pos);
-            int d = internal_move(&moves[j]) ? ckr_egdb_distance(db, &pos) : 0;
+            int cv = ckr_egdb_probe(s->db, &pos);
+            int d = internal_move(&moves[j]) ? ckr_egdb_distance(s->db, &pos) : 0;
             ckr_unmake(&pos, &moves[j]);
-            if (d < 0)
-                return -1;
-            if (v == CKR_EGDB_WIN && c == CKR_EGDB_LOSS && d < want)
+            if (d < 0) {
+                c[0] = 1;
+                add_counts(s, c);
+                return;
+            }
+            if (v == CKR_EGDB_WIN && cv == CKR_EGDB_LOSS && d < want)
                 want = d;
             if (v == CKR_EGDB_LOSS && d > want)
                 want = d;
         }
         want = nm == 0 ? 0 : want + 1;
-        bad += want != dist[i];
+        c[4] += want != dist[i];
     }
-    return bad;
+    add_counts(s, c);
+}
+
+int64_t ckr_egdb_check_distance_threads(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side, int threads)
+{
+    side &= 1;
+    if (!ckr_egdb_has_distance(db, bm, bk, wm, wk, side) || !deps_present(db, bm, bk, wm, wk))
+        return -1;
+    int64_t n = ckr_egdb_size(bm, bk, wm, wk);
+    sweep s = {.db = db, .bm = bm, .bk = bk, .wm = wm, .wk = wk, .n = n, .blocks = (n + BLOCK - 1) / BLOCK,
+               .k = side};
+    run_sweep(&s, clamp_threads(threads), check_distances);
+    return s.counts[0] ? -1 : s.counts[4];
+}
+
+int64_t ckr_egdb_check_distance(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side)
+{
+    return ckr_egdb_check_distance_threads(db, bm, bk, wm, wk, side, 1);
 }

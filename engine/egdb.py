@@ -227,16 +227,16 @@ class Database:
     def value_at(self, sig: Signature, side: int, index: int) -> int:
         return self.tables.value_at(sig.bm, sig.bk, sig.wm, sig.wk, side, index)
 
-    def check(self, sig: Signature, side: int) -> tuple[int, dict[str, int]]:
-        """(inconsistent positions, count of each value) for one table."""
-        bad, counts = self.tables.check(sig.bm, sig.bk, sig.wm, sig.wk, side)
+    def check(self, sig: Signature, side: int, threads: int = 1) -> tuple[int, dict[str, int]]:
+        """(inconsistent positions, count of each value) for one table, on ``threads`` threads."""
+        bad, counts = self.tables.check(sig.bm, sig.bk, sig.wm, sig.wk, side, threads)
         if bad < 0:
             raise EgdbError(f"checking {sig.name}: a table it leads to is not loaded")
         return bad, {VALUE_NAMES[v]: counts[v] for v in (WIN, LOSS, DRAW, NONE)}
 
-    def check_distance(self, sig: Signature, side: int) -> int:
+    def check_distance(self, sig: Signature, side: int, threads: int = 1) -> int:
         """Positions whose distance to conversion disagrees with their successors' (0: none)."""
-        bad = self.tables.check_distance(sig.bm, sig.bk, sig.wm, sig.wk, side)
+        bad = self.tables.check_distance(sig.bm, sig.bk, sig.wm, sig.wk, side, threads)
         if bad < 0:
             raise EgdbError(f"checking the distances of {sig.name}: a table it needs is not loaded")
         return bad

@@ -108,6 +108,35 @@ def test_cli_threads_and_default(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert digest(tmp_path / "a", "egdb-*.bin") == digest(tmp_path / "b", "egdb-*.bin") == VALUES_2_3
 
 
+def test_check_counts_the_same_on_any_threads(tmp_path: Path) -> None:
+    db = egdb.build(3, tmp_path, distance=True)
+    sig = Sig(0, 2, 0, 1)
+    for side in (0, 1):
+        one = db.check(sig, side, 1)
+        assert one[0] == 0 and db.check(sig, side, 3) == one
+        assert db.check_distance(sig, side, 1) == db.check_distance(sig, side, 3) == 0
+    # a wrong value and a wrong distance are found on every number of threads
+    data = bytearray(db.tables.get_data(sig.bm, sig.bk, sig.wm, sig.wk, 0))
+    data[100] ^= 0x03  # a win becomes a draw, or a loss a none, ...
+    db.tables.put_data(sig.bm, sig.bk, sig.wm, sig.wk, 0, bytes(data))
+    dist = bytearray(db.tables.get_distance(sig.bm, sig.bk, sig.wm, sig.wk, 1))
+    dist[5000] ^= 0x40
+    db.tables.put_distance(sig.bm, sig.bk, sig.wm, sig.wk, 1, bytes(dist))
+    for threads in (1, 2, 3):
+        assert db.check(sig, 0, threads)[0] >= 1
+        assert db.check_distance(sig, 1, threads) >= 1
+    assert db.check(sig, 0, 1) == db.check(sig, 0, 3)
+
+
+def test_cli_check_threads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    egdb.build(2, tmp_path)
+    assert main(["egdb", "check", str(tmp_path), "--threads", "2"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("consistent")
+    with pytest.raises(SystemExit) as exc:
+        main(["egdb", "check", str(tmp_path), "--threads", "0"])
+    assert exc.value.code == 2 and "argument --threads: 0 is out of range" in capsys.readouterr().err
+
+
 # ---- six pieces downstream
 
 def fake_six(directory: Path) -> None:

@@ -98,10 +98,11 @@ class EgdbTables:
         """EGDB_WIN/LOSS/DRAW for the side to move, or -1 when not covered."""
         return int(lib.ckr_egdb_probe(self._ptr, _new_pos(raw)))
 
-    def check(self, bm: int, bk: int, wm: int, wk: int, side: int) -> tuple[int, list[int]]:
+    def check(self, bm: int, bk: int, wm: int, wk: int, side: int, threads: int = 1) -> tuple[int, list[int]]:
         """(inconsistent positions, slots valued [draw, win, loss, none]); -1 when tables are missing."""
+        _check_threads(threads)
         counts = ffi.new("int64_t[4]")
-        bad = int(lib.ckr_egdb_check(self._ptr, bm, bk, wm, wk, side, counts))
+        bad = int(lib.ckr_egdb_check_threads(self._ptr, bm, bk, wm, wk, side, counts, threads))
         return bad, [int(c) for c in counts]
 
     # Distance to conversion (optional, a byte a slot): see csrc/ckr_egdb.h.
@@ -140,6 +141,7 @@ class EgdbTables:
         """Plies to the next capture or crowning under best play, or -1 when not held."""
         return int(lib.ckr_egdb_distance(self._ptr, _new_pos(raw)))
 
-    def check_distance(self, bm: int, bk: int, wm: int, wk: int, side: int) -> int:
+    def check_distance(self, bm: int, bk: int, wm: int, wk: int, side: int, threads: int = 1) -> int:
         """Positions whose distance breaks the rule against their successors; -1: tables missing."""
-        return int(lib.ckr_egdb_check_distance(self._ptr, bm, bk, wm, wk, side))
+        _check_threads(threads)
+        return int(lib.ckr_egdb_check_distance_threads(self._ptr, bm, bk, wm, wk, side, threads))

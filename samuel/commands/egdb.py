@@ -28,6 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     b.set_defaults(func=run_build)
     c = verbs.add_parser("check", help="verify every stored value against its successors' values")
     c.add_argument("dir", nargs="?", default=None, help="database directory (default: the default one)")
+    c.add_argument("--threads", type=positive_int, default=None,
+                   help="threads that check each table (default: the machine's cores)")
     c.set_defaults(func=run_check)
     q = verbs.add_parser("probe", help="the value of a position, and of each move from it")
     q.add_argument("dir", help="database directory ('default': the default one)")
@@ -68,13 +70,14 @@ def run_check(args: argparse.Namespace) -> int:
     from engine import egdb
 
     db = egdb.Database.open(args.dir if args.dir is not None else egdb.default_directory())
+    threads = args.threads if args.threads is not None else os.cpu_count() or 1
     total_bad = 0
     dist = " dist-bad" if db.distances else ""
     print(f"{'sig':<5} {'material':<16} side {'win':>11} {'loss':>11} {'draw':>11} {'none':>9}  bad{dist}")
     for sig in db.signatures():
         for side in (0, 1):
-            bad, counts = db.check(sig, side)
-            dbad = db.check_distance(sig, side) if (sig, side) in db.distances else 0
+            bad, counts = db.check(sig, side, threads)
+            dbad = db.check_distance(sig, side, threads) if (sig, side) in db.distances else 0
             total_bad += bad + dbad
             values = " ".join(f"{counts[k]:>11,}" for k in ("win", "loss", "draw"))
             more = f" {dbad:>8}" if dist else ""
