@@ -88,6 +88,11 @@ int ckr_egdb_has_distance(const ckr_egdb *db, int bm, int bk, int wm, int wk, in
 int ckr_egdb_get_distance(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side, uint8_t *out, int64_t nbytes);
 /* Install a distance table (size bytes); 0, -2 out of memory, -3 bad signature or length. */
 int ckr_egdb_put_distance(ckr_egdb *db, int bm, int bk, int wm, int wk, int side, const uint8_t *data, int64_t nbytes);
+/* Use the caller's memory as a table (values, or distances when `distance`), without copying:
+ * e.g. a file mapped read-only, which processes then share.  It must stay alive and
+ * unchanged while db uses it; db never writes or frees it.  0, or -3 bad signature or length. */
+int ckr_egdb_put_view(ckr_egdb *db, int bm, int bk, int wm, int wk, int side, int distance, const uint8_t *data,
+                      int64_t nbytes);
 /* The distance of a position, or -1 when db holds no distances for it. */
 int ckr_egdb_distance(const ckr_egdb *db, const ckr_pos *pos);
 /* Check a distance table against its successors (the rule above); the number

@@ -20,7 +20,23 @@
 struct ckr_egdb {
     uint8_t *tab[SIDE_N][SIDE_N][SIDE_N][SIDE_N][2];
     uint8_t *dist[SIDE_N][SIDE_N][SIDE_N][SIDE_N][2]; /* distance to conversion, a byte a slot (optional) */
+    uint8_t view[SIDE_N][SIDE_N][SIDE_N][SIDE_N][2];  /* VIEW_*: the caller's memory (ckr_egdb_put_view), not ours */
 };
+
+#define VIEW_VALUES 1
+#define VIEW_DIST 2
+
+/* Install a table (values, or distances with VIEW_DIST), freeing the one it replaces unless
+ * that was the caller's memory. */
+static void install(ckr_egdb *db, int bm, int bk, int wm, int wk, int side, int which, uint8_t *data, int borrowed)
+{
+    uint8_t **slot = which == VIEW_DIST ? &db->dist[bm][bk][wm][wk][side] : &db->tab[bm][bk][wm][wk][side];
+    uint8_t *view = &db->view[bm][bk][wm][wk][side];
+    if (!(*view & which))
+        free(*slot);
+    *slot = data;
+    *view = (uint8_t)(borrowed ? *view | which : *view & ~which);
+}
 
 static int64_t binom[33][33];
 
@@ -177,10 +193,12 @@ void ckr_egdb_free(ckr_egdb *db)
 {
     if (!db)
         return;
-    uint8_t **t = &db->tab[0][0][0][0][0], **d = &db->dist[0][0][0][0][0];
+    uint8_t **t = &db->tab[0][0][0][0][0], **d = &db->dist[0][0][0][0][0], *v = &db->view[0][0][0][0][0];
     for (size_t i = 0; i < sizeof db->tab / sizeof *t; i++) {
-        free(t[i]);
-        free(d[i]);
+        if (!(v[i] & VIEW_VALUES))
+            free(t[i]);
+        if (!(v[i] & VIEW_DIST))
+            free(d[i]);
     }
     free(db);
 }
@@ -239,8 +257,7 @@ int ckr_egdb_put_data(ckr_egdb *db, int bm, int bk, int wm, int wk, int side, co
     if (!t)
         return -2;
     memcpy(t, data, (size_t)nbytes);
-    free(db->tab[bm][bk][wm][wk][side & 1]);
-    db->tab[bm][bk][wm][wk][side & 1] = t;
+    install(db, bm, bk, wm, wk, side & 1, VIEW_VALUES, t, 0);
     return 0;
 }
 
@@ -524,8 +541,7 @@ int ckr_egdb_build_threads(ckr_egdb *db, int bm, int bk, int wm, int wk, int thr
     }
     run_sweep(&s, threads, pack_values);
     for (int side = 0; side < 2; side++) {
-        free(db->tab[bm][bk][wm][wk][side]);
-        db->tab[bm][bk][wm][wk][side] = s.packed[side];
+        install(db, bm, bk, wm, wk, side, VIEW_VALUES, s.packed[side], 0);
         free(s.val[side]);
         free(s.ext[side]);
     }
@@ -743,8 +759,7 @@ int ckr_egdb_build_distance_threads(ckr_egdb *db, int bm, int bk, int wm, int wk
     }
     run_sweep(&s, threads, dist_finish);
     for (int side = 0; side < 2; side++) {
-        free(db->dist[bm][bk][wm][wk][side]);
-        db->dist[bm][bk][wm][wk][side] = s.dist[side];
+        install(db, bm, bk, wm, wk, side, VIEW_DIST, s.dist[side], 0);
         free(s.ext[side]);
     }
     return most;
@@ -776,8 +791,18 @@ int ckr_egdb_put_distance(ckr_egdb *db, int bm, int bk, int wm, int wk, int side
     if (!t)
         return -2;
     memcpy(t, data, (size_t)nbytes);
-    free(db->dist[bm][bk][wm][wk][side & 1]);
-    db->dist[bm][bk][wm][wk][side & 1] = t;
+    install(db, bm, bk, wm, wk, side & 1, VIEW_DIST, t, 0);
+    return 0;
+}
+
+int ckr_egdb_put_view(ckr_egdb *db, int bm, int bk, int wm, int wk, int side, int distance, const uint8_t *data,
+                      int64_t nbytes)
+{
+    int64_t size = ckr_egdb_size(bm, bk, wm, wk);
+    if (!sig_ok(bm, bk, wm, wk) || !data || nbytes != (distance ? size : (size + 3) / 4))
+        return -3;
+    /* Only read, never written or freed here: the caller keeps it alive and unchanged. */
+    install(db, bm, bk, wm, wk, side & 1, distance ? VIEW_DIST : VIEW_VALUES, (uint8_t *)(uintptr_t)data, 1);
     return 0;
 }
 

@@ -14,6 +14,7 @@ was cut off is rebuilt rather than trusted.
 
 from __future__ import annotations
 
+import mmap
 import os
 import struct
 import threading
@@ -129,6 +130,27 @@ def read_table(path: Path, *, distance: bool = False) -> tuple[Signature, int, b
     """(signature, side, packed values or distances) of a table file; EgdbError when it is
     not a whole table of that kind."""
     blob = Path(path).read_bytes()
+    sig, side = _validate(path, blob, distance)
+    return sig, side, blob[HEADER.size:]
+
+
+def map_table(path: Path, *, distance: bool = False) -> tuple[Signature, int, memoryview]:
+    """As :func:`read_table`, but the data is a read-only mapping of the file, not a copy: every
+    process that maps a table shares one copy in the page cache (a 6-piece database is 1.4 GB of
+    values, 5.4 GB of distances).  Table files are only ever replaced (renamed over), never
+    rewritten in place, so a mapping stays whole while a build writes new files."""
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size <= HEADER.size:
+            _validate(path, f.read(), distance)  # names what is wrong
+        mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    view = memoryview(mapped)
+    sig, side = _validate(path, view, distance)
+    return sig, side, view[HEADER.size:]
+
+
+def _validate(path: Path, blob: bytes | memoryview, distance: bool) -> tuple[Signature, int]:
+    """(signature, side) of a whole table file's bytes; EgdbError naming what is wrong."""
     if len(blob) < HEADER.size:
         raise EgdbError(f"{path}: torn endgame table ({len(blob)} bytes, shorter than its header)")
     magic, version, bm, bk, wm, wk, side, slots, crc = HEADER.unpack_from(blob)
@@ -139,13 +161,13 @@ def read_table(path: Path, *, distance: bool = False) -> tuple[Signature, int, b
     sig = Signature(bm, bk, wm, wk)
     if side not in (0, 1) or sig.size < 0 or slots != sig.size:
         raise EgdbError(f"{path}: header does not describe a table ({sig.name}, side {side}, {slots} slots)")
-    data = blob[HEADER.size:]
+    data = memoryview(blob)[HEADER.size:]
     want = slots if distance else (slots + 3) // 4
     if len(data) != want:
         raise EgdbError(f"{path}: torn endgame table ({len(data)} of {want} data bytes)")
     if zlib.crc32(data) != crc:
         raise EgdbError(f"{path}: endgame table checksum mismatch")
-    return sig, side, data
+    return sig, side
 
 
 @dataclass(frozen=True)
@@ -186,16 +208,17 @@ class Database:
         return db
 
     def load_file(self, path: Path) -> tuple[Signature, int]:
-        sig, side, data = read_table(path)
-        self.tables.put_data(sig.bm, sig.bk, sig.wm, sig.wk, side, data)
+        """Map a table file (read only, shared with other processes) and use it in place."""
+        sig, side, data = map_table(path)
+        self.tables.put_view(sig.bm, sig.bk, sig.wm, sig.wk, side, data)
         self.loaded.add((sig, side))
         return sig, side
 
     def load_distance_file(self, path: Path) -> tuple[Signature, int]:
-        sig, side, data = read_table(path, distance=True)
+        sig, side, data = map_table(path, distance=True)
         if (sig, side) not in self.loaded:
             raise EgdbError(f"{path}: distances of {sig.name} without its values")
-        self.tables.put_distance(sig.bm, sig.bk, sig.wm, sig.wk, side, data)
+        self.tables.put_view(sig.bm, sig.bk, sig.wm, sig.wk, side, data, distance=True)
         self.distances.add((sig, side))
         return sig, side
 

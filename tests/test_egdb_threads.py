@@ -137,6 +137,38 @@ def test_cli_check_threads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert exc.value.code == 2 and "argument --threads: 0 is out of range" in capsys.readouterr().err
 
 
+# ---- loading by mapping the files (shared by every process, not copied)
+
+def test_loaded_tables_are_mappings_that_outlive_a_rebuild(tmp_path: Path) -> None:
+    built = egdb.build(3, tmp_path, distance=True)
+    db = egdb.Database.open(tmp_path)
+    assert len(db.tables._views) == 2 * len(db.loaded)  # values and distances: no copies
+    probes = ["B:WK10:BK1,K2", "B:WK32:BK1", "W:WK18:B14", "B:W27:BK32"]
+    before = [(db.probe(Board(f).raw), db.distance(Board(f).raw)) for f in probes]
+    assert before == [(built.probe(Board(f).raw), built.distance(Board(f).raw)) for f in probes]
+    # a build replaces files by renaming new ones over them: the mapped old ones stay whole
+    for path in tmp_path.glob("egdb-*"):
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_bytes(b"\0" * path.stat().st_size)
+        tmp.replace(path)
+    assert [(db.probe(Board(f).raw), db.distance(Board(f).raw)) for f in probes] == before
+    sig = Sig(0, 2, 0, 1)
+    assert db.check(sig, 0)[0] == 0 and db.check_distance(sig, 1) == 0
+    with pytest.raises(egdb.EgdbError, match="bad magic"):
+        egdb.Database.open(tmp_path)
+
+
+def test_a_view_must_fit_its_signature() -> None:
+    tables = egdb.Database().tables
+    with pytest.raises(ValueError, match="do not fit the signature"):
+        tables.put_view(0, 1, 0, 1, 0, bytes(247))
+    with pytest.raises(ValueError, match="distance table 0101: 991 bytes do not fit"):
+        tables.put_view(0, 1, 0, 1, 0, bytes(991), distance=True)
+    tables.put_view(0, 1, 0, 1, 0, bytes(248))
+    tables.put_data(0, 1, 0, 1, 0, bytes([0x55]) * 248)  # a copy replaces the view (not freed by C)
+    assert tables.value_at(0, 1, 0, 1, 0, 7) == egdb.WIN
+
+
 # ---- six pieces downstream
 
 def fake_six(directory: Path) -> None:

@@ -54,6 +54,8 @@ class EgdbTables:
         if ptr == ffi.NULL:
             raise MemoryError("cannot allocate an endgame database")
         self._ptr = ffi.gc(ptr, lib.ckr_egdb_free)
+        self._views: dict[tuple[int, int, int, int, int, bool], Any] = {}
+        """The buffers the C tables point into (put_view), kept alive as long as this object."""
 
     @property
     def pointer(self) -> Any:
@@ -90,6 +92,18 @@ class EgdbTables:
             raise MemoryError(f"cannot hold table {bm}{bk}{wm}{wk}")
         if r != 0:
             raise ValueError(f"table {bm}{bk}{wm}{wk}: {len(data)} bytes do not fit the signature")
+
+    def put_view(self, bm: int, bk: int, wm: int, wk: int, side: int, data: Any, *,
+                 distance: bool = False) -> None:
+        """Use a buffer (a read-only file mapping) as a table without copying it; it is kept alive
+        as long as this object, and must not change."""
+        view = ffi.from_buffer("uint8_t[]", data)
+        r = int(lib.ckr_egdb_put_view(self._ptr, bm, bk, wm, wk, side, int(distance), view, len(view)))
+        if r != 0:
+            what = "distance table" if distance else "table"
+            raise ValueError(f"{what} {bm}{bk}{wm}{wk}: {len(view)} bytes do not fit the signature")
+        # Kept after the C side points into it; what it replaces is no longer pointed to.
+        self._views[(bm, bk, wm, wk, side, distance)] = view
 
     def value_at(self, bm: int, bk: int, wm: int, wk: int, side: int, index: int) -> int:
         return int(lib.ckr_egdb_value_at(self._ptr, bm, bk, wm, wk, side, index))
