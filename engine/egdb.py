@@ -306,7 +306,9 @@ def build(max_pieces: int, out: str | Path,
                 distance_path(d, sig, side).unlink(missing_ok=True)
             for side, path in enumerate(paths):
                 write_table(path, sig, side, db.tables.get_data(sig.bm, sig.bk, sig.wm, sig.wk, side))
-                db.loaded.add((sig, side))
+                # The file, mapped, replaces the solved copy: the build's own memory stays that of
+                # one signature (the page cache holds the rest), and the file is read back whole.
+                db.load_file(path)
         if distance:
             passes = max(passes, _distances(db, d, sig, threads))
         done += 2 * sig.size
@@ -328,7 +330,7 @@ def _distances(db: Database, d: Path, sig: Signature, threads: int) -> int:
         for side, path in enumerate(paths):
             write_table(path, sig, side, db.tables.get_distance(sig.bm, sig.bk, sig.wm, sig.wk, side),
                         distance=True)
-            db.distances.add((sig, side))
+            db.load_distance_file(path)  # as the values: mapped in place of the solved copy
         return layers + 1
 
 

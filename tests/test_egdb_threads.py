@@ -141,6 +141,7 @@ def test_cli_check_threads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 
 def test_loaded_tables_are_mappings_that_outlive_a_rebuild(tmp_path: Path) -> None:
     built = egdb.build(3, tmp_path, distance=True)
+    assert len(built.tables._views) == 2 * len(built.loaded) == 64  # each file mapped once written
     db = egdb.Database.open(tmp_path)
     assert len(db.tables._views) == 2 * len(db.loaded)  # values and distances: no copies
     probes = ["B:WK10:BK1,K2", "B:WK32:BK1", "W:WK18:B14", "B:W27:BK32"]
