@@ -16,7 +16,8 @@
  *      ticket) never ends a later search.
  *   3. The endgame database of 2..3 pieces, values and distances, built on
  *      three threads (csrc/egdb.c's sweeps: shared dirty marks, values read
- *      while other threads settle them) equals the one built on one thread.
+ *      while other threads settle them) equals the one built on one thread,
+ *      and checks as consistent on three threads.
  *
  * Usage: tsan_check [evaluator files...]   Prints OK and exits 0 when clean. */
 #include <pthread.h>
@@ -374,11 +375,16 @@ static void check_egdb_threads(void)
                         ckr_egdb_get_distance(three, bm, bk, wm, wk, side, b, n);
                         if (memcmp(a, b, (size_t)n))
                             fail("endgame distances built on three threads differ from one thread's");
+                        int64_t c1[4], c3[4];
+                        if (ckr_egdb_check_threads(three, bm, bk, wm, wk, side, c1, 1) != 0 ||
+                            ckr_egdb_check_threads(three, bm, bk, wm, wk, side, c3, 3) != 0 || memcmp(c1, c3, sizeof c1) ||
+                            ckr_egdb_check_distance_threads(three, bm, bk, wm, wk, side, 3) != 0)
+                            fail("an endgame table checked on three threads is not consistent");
                     }
                     free(a);
                     free(b);
                 }
-    printf("endgame database: %d signatures of 2..3 pieces, the same on one thread and on three\n", sigs);
+    printf("endgame database: %d signatures of 2..3 pieces, the same on one thread and on three, consistent\n", sigs);
     ckr_egdb_free(one);
     ckr_egdb_free(three);
 }
