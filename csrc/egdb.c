@@ -321,7 +321,7 @@ struct sweep {
     int64_t n, blocks;      /* slots a side; blocks a side */
     int64_t next;           /* the next block to hand out (atomic) */
     uint8_t *val[2], *ext[2], *packed[2], *dist[2];
-    int k;                  /* the distance layer */
+    int k;                  /* the distance layer (for a check: the side checked) */
     void (*run)(sweep *s, int side, int64_t lo, int64_t hi, int *acc);
     int acc;                /* the workers' results, ORed */
     int64_t counts[5];      /* a check's slots of each value, and the inconsistent ones (atomic adds) */
