@@ -19,6 +19,7 @@
 #define CKR_EGDB_LOSS 2
 #define CKR_EGDB_NONE 3
 #define CKR_EGDB_MAX_SIDE 8
+#define CKR_EGDB_MAX_THREADS 256
 
 typedef struct ckr_egdb ckr_egdb;
 
@@ -38,6 +39,10 @@ int ckr_egdb_position(int bm, int bk, int wm, int wk, int side, int64_t index, c
  * crowning leads to must be in db already.  Returns the number of passes, -1
  * when a needed signature is missing, -2 out of memory, -3 bad signature. */
 int ckr_egdb_build(ckr_egdb *db, int bm, int bk, int wm, int wk);
+/* The same on `threads` threads (the caller's and threads - 1 more; more than
+ * CKR_EGDB_MAX_THREADS count as that many): the tables are the same for any
+ * number, only the passes returned may differ.  -3 also when threads < 1. */
+int ckr_egdb_build_threads(ckr_egdb *db, int bm, int bk, int wm, int wk, int threads);
 /* Whether db holds the table for a signature and side. */
 int ckr_egdb_has(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side);
 /* Copy a table's packed bytes out ((size + 3) / 4 of them); -1 when absent or nbytes is wrong. */
@@ -58,6 +63,9 @@ int ckr_egdb_probe(const ckr_egdb *db, const ckr_pos *pos);
  * Returns the number of inconsistent positions, or -1 when a table it needs
  * is missing. */
 int64_t ckr_egdb_check(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side, int64_t *counts);
+/* The same on `threads` threads (fewer than 1 count as 1). */
+int64_t ckr_egdb_check_threads(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side, int64_t *counts,
+                               int threads);
 
 /* ---- distance to conversion (optional) ----
  * For a won or lost position, the plies until the next capture or crowning
@@ -72,16 +80,25 @@ int64_t ckr_egdb_check(const ckr_egdb *db, int bm, int bk, int wm, int wk, int s
  * signatures it leads to) are in db.  Returns the greatest distance, -1 when a
  * table is missing, -2 out of memory, -3 bad signature. */
 int ckr_egdb_build_distance(ckr_egdb *db, int bm, int bk, int wm, int wk);
+/* The same on `threads` threads; the distances and the value returned are the
+ * same for any number.  -3 also when threads < 1. */
+int ckr_egdb_build_distance_threads(ckr_egdb *db, int bm, int bk, int wm, int wk, int threads);
 int ckr_egdb_has_distance(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side);
 /* Copy a distance table out (size bytes); -1 when absent or nbytes is wrong. */
 int ckr_egdb_get_distance(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side, uint8_t *out, int64_t nbytes);
 /* Install a distance table (size bytes); 0, -2 out of memory, -3 bad signature or length. */
 int ckr_egdb_put_distance(ckr_egdb *db, int bm, int bk, int wm, int wk, int side, const uint8_t *data, int64_t nbytes);
+/* Use the caller's memory as a table (values, or distances when `distance`), without copying:
+ * e.g. a file mapped read-only, which processes then share.  It must stay alive and
+ * unchanged while db uses it; db never writes or frees it.  0, or -3 bad signature or length. */
+int ckr_egdb_put_view(ckr_egdb *db, int bm, int bk, int wm, int wk, int side, int distance, const uint8_t *data,
+                      int64_t nbytes);
 /* The distance of a position, or -1 when db holds no distances for it. */
 int ckr_egdb_distance(const ckr_egdb *db, const ckr_pos *pos);
 /* Check a distance table against its successors (the rule above); the number
  * of positions that break it, or -1 when a table it needs is missing. */
 int64_t ckr_egdb_check_distance(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side);
+int64_t ckr_egdb_check_distance_threads(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side, int threads);
 
 /* ---- the database in the search ----
  * The search (CKR_MODE_PVS) probes db, when set, in every position of at most

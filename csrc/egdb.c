@@ -20,7 +20,23 @@
 struct ckr_egdb {
     uint8_t *tab[SIDE_N][SIDE_N][SIDE_N][SIDE_N][2];
     uint8_t *dist[SIDE_N][SIDE_N][SIDE_N][SIDE_N][2]; /* distance to conversion, a byte a slot (optional) */
+    uint8_t view[SIDE_N][SIDE_N][SIDE_N][SIDE_N][2];  /* VIEW_*: the caller's memory (ckr_egdb_put_view), not ours */
 };
+
+#define VIEW_VALUES 1
+#define VIEW_DIST 2
+
+/* Install a table (values, or distances with VIEW_DIST), freeing the one it replaces unless
+ * that was the caller's memory. */
+static void install(ckr_egdb *db, int bm, int bk, int wm, int wk, int side, int which, uint8_t *data, int borrowed)
+{
+    uint8_t **slot = which == VIEW_DIST ? &db->dist[bm][bk][wm][wk][side] : &db->tab[bm][bk][wm][wk][side];
+    uint8_t *view = &db->view[bm][bk][wm][wk][side];
+    if (!(*view & which))
+        free(*slot);
+    *slot = data;
+    *view = (uint8_t)(borrowed ? *view | which : *view & ~which);
+}
 
 static int64_t binom[33][33];
 
@@ -177,10 +193,12 @@ void ckr_egdb_free(ckr_egdb *db)
 {
     if (!db)
         return;
-    uint8_t **t = &db->tab[0][0][0][0][0], **d = &db->dist[0][0][0][0][0];
+    uint8_t **t = &db->tab[0][0][0][0][0], **d = &db->dist[0][0][0][0][0], *v = &db->view[0][0][0][0][0];
     for (size_t i = 0; i < sizeof db->tab / sizeof *t; i++) {
-        free(t[i]);
-        free(d[i]);
+        if (!(v[i] & VIEW_VALUES))
+            free(t[i]);
+        if (!(v[i] & VIEW_DIST))
+            free(d[i]);
     }
     free(db);
 }
@@ -239,8 +257,7 @@ int ckr_egdb_put_data(ckr_egdb *db, int bm, int bk, int wm, int wk, int side, co
     if (!t)
         return -2;
     memcpy(t, data, (size_t)nbytes);
-    free(db->tab[bm][bk][wm][wk][side & 1]);
-    db->tab[bm][bk][wm][wk][side & 1] = t;
+    install(db, bm, bk, wm, wk, side & 1, VIEW_VALUES, t, 0);
     return 0;
 }
 
@@ -284,11 +301,101 @@ static inline int64_t pos_index(const ckr_pos *p, int bm, int bk, int wm, int wk
                       bb_to_set(p->pieces[1] & ~p->kings), bb_to_set(p->pieces[1] & p->kings), bm, bk, wm, wk);
 }
 
+/* ---- threads ----
+ * A solve is a series of sweeps over both sides' slots (a pass of the values,
+ * a layer of the distances, the packing).  A sweep hands out blocks of BLOCK
+ * slots of one side from a shared counter, in order, to `threads` workers (the
+ * caller and threads - 1 pthreads, joined before the next sweep).  BLOCK is a
+ * multiple of 4, so no two blocks share a byte of packed values; a worker
+ * writes the values of its own block's slots only.  The one write into
+ * another block is marking a predecessor's flag, an atomic OR.  With one
+ * thread the blocks run in slot order on the caller, plain loads and stores,
+ * exactly as the single-threaded builder did. */
+
+#define BLOCK 4096
+
+typedef struct sweep sweep;
+struct sweep {
+    const ckr_egdb *db;
+    int bm, bk, wm, wk, mt; /* mt: more than one thread, so shared bytes are read and written atomically */
+    int64_t n, blocks;      /* slots a side; blocks a side */
+    int64_t next;           /* the next block to hand out (atomic) */
+    uint8_t *val[2], *ext[2], *packed[2], *dist[2];
+    int k;                  /* the distance layer (for a check: the side checked) */
+    void (*run)(sweep *s, int side, int64_t lo, int64_t hi, int *acc);
+    int acc;                /* the workers' results, ORed */
+    int64_t counts[5];      /* a check's slots of each value, and the inconsistent ones (atomic adds) */
+};
+
+static void *sweep_worker(void *arg)
+{
+    sweep *s = arg;
+    int acc = 0;
+    for (;;) {
+        int64_t b = s->mt ? __atomic_fetch_add(&s->next, 1, __ATOMIC_RELAXED) : s->next++;
+        if (b >= 2 * s->blocks)
+            break;
+        int side = (int)(b / s->blocks);
+        int64_t lo = (b % s->blocks) * BLOCK, hi = lo + BLOCK < s->n ? lo + BLOCK : s->n;
+        s->run(s, side, lo, hi, &acc);
+    }
+    if (s->mt)
+        __atomic_fetch_or(&s->acc, acc, __ATOMIC_RELAXED);
+    else
+        s->acc |= acc;
+    return NULL;
+}
+
+/* Run one sweep on `threads` threads; returns the workers' results ORed. */
+static int run_sweep(sweep *s, int threads, void (*run)(sweep *, int, int64_t, int64_t, int *))
+{
+    pthread_t tid[CKR_EGDB_MAX_THREADS];
+    int started = 0;
+    s->run = run;
+    s->next = 0;
+    s->acc = 0;
+    s->mt = threads > 1;
+    /* A thread that cannot be started leaves its blocks to the others. */
+    for (int t = 1; t < threads; t++)
+        if (pthread_create(&tid[started], NULL, sweep_worker, s) == 0)
+            started++;
+    sweep_worker(s);
+    for (int t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+    return s->acc;
+}
+
+/* The flag and value bytes other threads may touch in the same sweep: atomic
+ * with more than one thread (sequentially consistent where the order matters,
+ * see below), plain with one. */
+static inline uint8_t load_u8(const uint8_t *p, int mt) { return mt ? __atomic_load_n(p, __ATOMIC_SEQ_CST) : *p; }
+static inline void store_u8(uint8_t *p, uint8_t v, int mt)
+{
+    if (mt)
+        __atomic_store_n(p, v, __ATOMIC_SEQ_CST);
+    else
+        *p = v;
+}
+static inline void or_u8(uint8_t *p, uint8_t bits, int mt)
+{
+    if (mt)
+        __atomic_fetch_or(p, bits, __ATOMIC_SEQ_CST);
+    else
+        *p |= bits;
+}
+static inline void clear_u8(uint8_t *p, uint8_t bits, int mt)
+{
+    if (mt)
+        __atomic_fetch_and(p, (uint8_t)~bits, __ATOMIC_SEQ_CST);
+    else
+        *p &= (uint8_t)~bits;
+}
+
 /* Mark dirty every position inside the signature from which the side that
  * just moved (not x->side) reached x with a quiet move: one of its kings
  * stepped from any empty neighbour, or one of its men from an empty square
  * behind it.  (Predecessors that had a capture are settled already.) */
-static void mark_predecessors(uint8_t *flags, const ckr_pos *x, int bm, int bk, int wm, int wk, uint8_t bit)
+static void mark_predecessors(uint8_t *flags, const ckr_pos *x, int bm, int bk, int wm, int wk, uint8_t bit, int mt)
 {
     int o = x->side ^ 1;
     ckr_bb empty = bb_empty(x), mine = x->pieces[o];
@@ -307,123 +414,172 @@ static void mark_predecessors(uint8_t *flags, const ckr_pos *x, int bm, int bk, 
             if (king)
                 pred.kings ^= at | from;
             pred.side = o;
-            flags[pos_index(&pred, bm, bk, wm, wk)] |= bit;
+            or_u8(&flags[pos_index(&pred, bm, bk, wm, wk)], bit, mt);
         }
     }
 }
 
-int ckr_egdb_build(ckr_egdb *db, int bm, int bk, int wm, int wk)
+/* Pass 1: every slot; moves out of the signature are probed once.  Reads only
+ * other signatures' tables, writes only its own slots. */
+static void pass_first(sweep *s, int side, int64_t lo, int64_t hi, int *acc)
 {
-    if (!sig_ok(bm, bk, wm, wk) || bm + bk == 0 || wm + wk == 0)
+    ckr_move moves[CKR_MAX_MOVES];
+    ckr_pos pos;
+    uint8_t *val = s->val[side], *ext = s->ext[side];
+    for (int64_t i = lo; i < hi; i++) {
+        if (!ckr_egdb_position(s->bm, s->bk, s->wm, s->wk, side, i, &pos)) {
+            val[i] = CKR_EGDB_NONE;
+            continue;
+        }
+        int nm = ckr_gen_moves(&pos, moves), win = 0, open = 0, extdraw = 0;
+        for (int j = 0; j < nm && !win; j++) {
+            if (internal_move(&moves[j])) {
+                open = 1;
+                continue;
+            }
+            ckr_make(&pos, &moves[j]);
+            int v = external_value(s->db, &pos);
+            ckr_unmake(&pos, &moves[j]);
+            if (v == CKR_EGDB_LOSS)
+                win = 1;
+            else if (v != CKR_EGDB_WIN)
+                extdraw = 1;
+        }
+        val[i] = win ? CKR_EGDB_WIN : (!open && !extdraw) ? CKR_EGDB_LOSS : CKR_EGDB_DRAW;
+        /* Pass 2 looks at every position still open. */
+        ext[i] = (uint8_t)((extdraw ? EXTDRAW : 0) | (val[i] == CKR_EGDB_DRAW ? DIRTY : 0));
+    }
+}
+
+/* A later pass: only positions still open whose successors changed (all of
+ * them in pass 2), only moves inside the signature.  A position settled marks
+ * its predecessors (un-moves of the side that just moved) dirty.
+ *
+ * Why any number of threads gives the same values: a position is settled won
+ * only from a successor read as lost, and lost only when every successor is
+ * read as won (and no move out of the signature draws); a settled value never
+ * changes, so every settlement is one the rules force, whatever the order
+ * (the read of a successor settled a moment ago by another thread gives the
+ * old "open" or the new value, and both leave the position right or open).
+ * Nothing is missed: a settlement stores the value and then marks the
+ * predecessors; a worker clears a position's mark and then reads its
+ * successors.  All four are sequentially consistent, so either the worker
+ * reads the new value or the mark comes after its clear and the position is
+ * looked at again in the next pass.  The build stops after a pass that settles
+ * nothing: then no value changed while it ran, every marked position was
+ * looked at against final values, and no rule can settle anything more.  So
+ * the result is the one fixpoint the rules reach from the first pass (the
+ * least one), the same as one thread's; only the number of passes may differ. */
+static void pass_later(sweep *s, int side, int64_t lo, int64_t hi, int *acc)
+{
+    ckr_move moves[CKR_MAX_MOVES];
+    ckr_pos pos;
+    int mt = s->mt;
+    uint8_t *val = s->val[side], *ext = s->ext[side], *other = s->val[side ^ 1];
+    for (int64_t i = lo; i < hi; i++) {
+        /* val[i] is written only by this block's worker; ext[i] may gain DIRTY from any. */
+        if (val[i] != CKR_EGDB_DRAW || !(load_u8(&ext[i], mt) & DIRTY))
+            continue;
+        clear_u8(&ext[i], DIRTY, mt);
+        ckr_egdb_position(s->bm, s->bk, s->wm, s->wk, side, i, &pos);
+        int nm = ckr_gen_moves(&pos, moves), win = 0, open = load_u8(&ext[i], mt) & EXTDRAW;
+        for (int j = 0; j < nm && !win; j++) {
+            if (!internal_move(&moves[j]))
+                continue;
+            ckr_make(&pos, &moves[j]);
+            int v = load_u8(&other[pos_index(&pos, s->bm, s->bk, s->wm, s->wk)], mt);
+            ckr_unmake(&pos, &moves[j]);
+            if (v == CKR_EGDB_LOSS)
+                win = 1;
+            else if (v != CKR_EGDB_WIN)
+                open = 1;
+        }
+        if (win || !open) {
+            store_u8(&val[i], win ? CKR_EGDB_WIN : CKR_EGDB_LOSS, mt);
+            *acc = 1;
+            mark_predecessors(s->ext[side ^ 1], &pos, s->bm, s->bk, s->wm, s->wk, DIRTY, mt);
+        }
+    }
+}
+
+/* Four values a byte; a block starts on a byte, so blocks write disjoint bytes. */
+static void pack_values(sweep *s, int side, int64_t lo, int64_t hi, int *acc)
+{
+    for (int64_t i = lo; i < hi; i++)
+        s->packed[side][i >> 2] |= (uint8_t)(s->val[side][i] << ((i & 3) * 2));
+}
+
+static int clamp_threads(int threads)
+{
+    return threads < 1 ? 1 : threads > CKR_EGDB_MAX_THREADS ? CKR_EGDB_MAX_THREADS : threads;
+}
+
+int ckr_egdb_build_threads(ckr_egdb *db, int bm, int bk, int wm, int wk, int threads)
+{
+    if (!sig_ok(bm, bk, wm, wk) || bm + bk == 0 || wm + wk == 0 || threads < 1)
         return -3;
     if (!deps_present(db, bm, bk, wm, wk))
         return -1;
+    threads = clamp_threads(threads);
     int64_t n = ckr_egdb_size(bm, bk, wm, wk);
-    uint8_t *val[2], *ext[2];
-    val[0] = malloc((size_t)n);
-    val[1] = malloc((size_t)n);
-    ext[0] = calloc((size_t)n, 1);
-    ext[1] = calloc((size_t)n, 1);
-    uint8_t *packed[2] = {calloc((size_t)(n + 3) / 4 + 1, 1), calloc((size_t)(n + 3) / 4 + 1, 1)};
-    if (!val[0] || !val[1] || !ext[0] || !ext[1] || !packed[0] || !packed[1]) {
-        free(val[0]), free(val[1]), free(ext[0]), free(ext[1]), free(packed[0]), free(packed[1]);
+    sweep s = {.db = db, .bm = bm, .bk = bk, .wm = wm, .wk = wk, .n = n, .blocks = (n + BLOCK - 1) / BLOCK};
+    for (int side = 0; side < 2; side++) {
+        s.val[side] = malloc((size_t)n + 1);
+        s.ext[side] = calloc((size_t)n + 1, 1);
+        s.packed[side] = calloc((size_t)(n + 3) / 4 + 1, 1);
+    }
+    if (!s.val[0] || !s.val[1] || !s.ext[0] || !s.ext[1] || !s.packed[0] || !s.packed[1]) {
+        for (int side = 0; side < 2; side++)
+            free(s.val[side]), free(s.ext[side]), free(s.packed[side]);
         return -2;
     }
-    ckr_move moves[CKR_MAX_MOVES];
-    ckr_pos pos;
-    /* Pass 1: every slot; moves out of the signature are probed once. */
-    for (int side = 0; side < 2; side++)
-        for (int64_t i = 0; i < n; i++) {
-            if (!ckr_egdb_position(bm, bk, wm, wk, side, i, &pos)) {
-                val[side][i] = CKR_EGDB_NONE;
-                continue;
-            }
-            int nm = ckr_gen_moves(&pos, moves), win = 0, open = 0, extdraw = 0;
-            for (int j = 0; j < nm && !win; j++) {
-                if (internal_move(&moves[j])) {
-                    open = 1;
-                    continue;
-                }
-                ckr_make(&pos, &moves[j]);
-                int v = external_value(db, &pos);
-                ckr_unmake(&pos, &moves[j]);
-                if (v == CKR_EGDB_LOSS)
-                    win = 1;
-                else if (v != CKR_EGDB_WIN)
-                    extdraw = 1;
-            }
-            ext[side][i] = (uint8_t)(extdraw ? EXTDRAW : 0);
-            val[side][i] = win ? CKR_EGDB_WIN : (!open && !extdraw) ? CKR_EGDB_LOSS : CKR_EGDB_DRAW;
-        }
-    /* Later passes: only positions still open whose successors changed (all
-     * of them in pass 2), only moves inside the signature.  A position settled
-     * marks its predecessors (un-moves of the side that just moved) dirty. */
-    int passes = 1, changed = 1;
-    for (int side = 0; side < 2; side++)
-        for (int64_t i = 0; i < n; i++)
-            ext[side][i] |= (uint8_t)(val[side][i] == CKR_EGDB_DRAW ? DIRTY : 0);
-    while (changed) {
-        changed = 0;
+    run_sweep(&s, threads, pass_first);
+    int passes = 1;
+    for (int changed = 1; changed;) {
         passes++;
-        for (int side = 0; side < 2; side++)
-            for (int64_t i = 0; i < n; i++) {
-                if (val[side][i] != CKR_EGDB_DRAW || !(ext[side][i] & DIRTY))
-                    continue;
-                ext[side][i] &= (uint8_t)~DIRTY;
-                ckr_egdb_position(bm, bk, wm, wk, side, i, &pos);
-                int nm = ckr_gen_moves(&pos, moves), win = 0, open = ext[side][i] & EXTDRAW;
-                for (int j = 0; j < nm && !win; j++) {
-                    if (!internal_move(&moves[j]))
-                        continue;
-                    ckr_make(&pos, &moves[j]);
-                    int v = val[side ^ 1][pos_index(&pos, bm, bk, wm, wk)];
-                    ckr_unmake(&pos, &moves[j]);
-                    if (v == CKR_EGDB_LOSS)
-                        win = 1;
-                    else if (v != CKR_EGDB_WIN)
-                        open = 1;
-                }
-                if (win || !open) {
-                    val[side][i] = win ? CKR_EGDB_WIN : CKR_EGDB_LOSS;
-                    changed = 1;
-                    mark_predecessors(ext[side ^ 1], &pos, bm, bk, wm, wk, DIRTY);
-                }
-            }
+        changed = run_sweep(&s, threads, pass_later);
     }
+    run_sweep(&s, threads, pack_values);
     for (int side = 0; side < 2; side++) {
-        for (int64_t i = 0; i < n; i++)
-            packed[side][i >> 2] |= (uint8_t)(val[side][i] << ((i & 3) * 2));
-        free(db->tab[bm][bk][wm][wk][side]);
-        db->tab[bm][bk][wm][wk][side] = packed[side];
-        free(val[side]);
-        free(ext[side]);
+        install(db, bm, bk, wm, wk, side, VIEW_VALUES, s.packed[side], 0);
+        free(s.val[side]);
+        free(s.ext[side]);
     }
     return passes;
 }
 
-int64_t ckr_egdb_check(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side, int64_t *counts)
+int ckr_egdb_build(ckr_egdb *db, int bm, int bk, int wm, int wk)
 {
-    side &= 1;
-    if (!ckr_egdb_has(db, bm, bk, wm, wk, side) || !ckr_egdb_has(db, bm, bk, wm, wk, side ^ 1) ||
-        !deps_present(db, bm, bk, wm, wk))
-        return -1;
-    int64_t n = ckr_egdb_size(bm, bk, wm, wk), bad = 0;
-    const uint8_t *t = db->tab[bm][bk][wm][wk][side];
+    return ckr_egdb_build_threads(db, bm, bk, wm, wk, 1);
+}
+
+/* A check sweep looks at one side's blocks (s->k) and adds what it counts. */
+static void add_counts(sweep *s, const int64_t *c)
+{
+    for (int k = 0; k < 5; k++)
+        if (c[k])
+            __atomic_fetch_add(&s->counts[k], c[k], __ATOMIC_RELAXED);
+}
+
+static void check_values(sweep *s, int side, int64_t lo, int64_t hi, int *acc)
+{
+    if (side != s->k)
+        return;
+    const uint8_t *t = s->db->tab[s->bm][s->bk][s->wm][s->wk][side];
     ckr_move moves[CKR_MAX_MOVES];
     ckr_pos pos;
-    for (int k = 0; k < 4; k++)
-        counts[k] = 0;
-    for (int64_t i = 0; i < n; i++) {
+    int64_t c[5] = {0};
+    for (int64_t i = lo; i < hi; i++) {
         int stored = get2(t, i);
-        counts[stored]++;
-        if (!ckr_egdb_position(bm, bk, wm, wk, side, i, &pos)) {
-            bad += stored != CKR_EGDB_NONE;
+        c[stored]++;
+        if (!ckr_egdb_position(s->bm, s->bk, s->wm, s->wk, side, i, &pos)) {
+            c[4] += stored != CKR_EGDB_NONE;
             continue;
         }
         int nm = ckr_gen_moves(&pos, moves), win = 0, draw = 0;
         for (int j = 0; j < nm; j++) {
             ckr_make(&pos, &moves[j]);
-            int v = ckr_egdb_probe(db, &pos);
+            int v = ckr_egdb_probe(s->db, &pos);
             ckr_unmake(&pos, &moves[j]);
             if (v == CKR_EGDB_LOSS)
                 win = 1;
@@ -431,9 +587,30 @@ int64_t ckr_egdb_check(const ckr_egdb *db, int bm, int bk, int wm, int wk, int s
                 draw = 1;
         }
         int want = win ? CKR_EGDB_WIN : draw ? CKR_EGDB_DRAW : CKR_EGDB_LOSS;
-        bad += stored != want;
+        c[4] += stored != want;
     }
-    return bad;
+    add_counts(s, c);
+}
+
+int64_t ckr_egdb_check_threads(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side, int64_t *counts,
+                               int threads)
+{
+    side &= 1;
+    if (!ckr_egdb_has(db, bm, bk, wm, wk, side) || !ckr_egdb_has(db, bm, bk, wm, wk, side ^ 1) ||
+        !deps_present(db, bm, bk, wm, wk))
+        return -1;
+    int64_t n = ckr_egdb_size(bm, bk, wm, wk);
+    sweep s = {.db = db, .bm = bm, .bk = bk, .wm = wm, .wk = wk, .n = n, .blocks = (n + BLOCK - 1) / BLOCK,
+               .k = side};
+    run_sweep(&s, clamp_threads(threads), check_values);
+    for (int k = 0; k < 4; k++)
+        counts[k] = s.counts[k];
+    return s.counts[4];
+}
+
+int64_t ckr_egdb_check(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side, int64_t *counts)
+{
+    return ckr_egdb_check_threads(db, bm, bk, wm, wk, side, counts, 1);
 }
 
 /* ---- distance to conversion ----
@@ -444,14 +621,21 @@ int64_t ckr_egdb_check(const ckr_egdb *db, int bm, int bk, int wm, int wk, int s
  * distance of its successors; a move out of the signature counts 1 (its
  * successor's distance is 0: the conversion is what is counted to).  Only
  * positions a settlement may have changed are looked at again, as in the
- * build. */
+ * build.
+ *
+ * Threads cannot change the distances: within a layer a distance read from
+ * another block is either final (below k, settled in an earlier layer, before
+ * the sweep began) or counts as unknown (255, or k stamped a moment ago: the
+ * same either way), so each position's outcome in layer k depends only on the
+ * layers before it.  Which positions a layer looks at (NOW) is fixed before it
+ * starts; the marks for the next (NEXT) are atomic ORs, read after the join. */
 
 #define NOW 1
 #define NEXT 2
 
 /* The distance a position gets in layer k, or -1 while it is not settled. */
 static int settle_distance(const ckr_egdb *db, ckr_pos *pos, int value, uint8_t *const dist[2],
-                           int bm, int bk, int wm, int wk, int k)
+                           int bm, int bk, int wm, int wk, int k, int mt)
 {
     ckr_move moves[CKR_MAX_MOVES];
     int nm = ckr_gen_moves(pos, moves), best = value == CKR_EGDB_WIN ? 1 << 20 : -1;
@@ -465,7 +649,8 @@ static int settle_distance(const ckr_egdb *db, ckr_pos *pos, int value, uint8_t 
             d = (value == CKR_EGDB_WIN) == (v == CKR_EGDB_LOSS) ? 0 : -2; /* -2: of no use */
         } else {
             int64_t c = pos_index(pos, bm, bk, wm, wk);
-            int v = get2(db->tab[bm][bk][wm][wk][pos->side], c), dc = dist[pos->side][c];
+            int v = get2(db->tab[bm][bk][wm][wk][pos->side], c);
+            int dc = mt ? __atomic_load_n(&dist[pos->side][c], __ATOMIC_RELAXED) : dist[pos->side][c];
             if (value == CKR_EGDB_WIN)
                 d = v == CKR_EGDB_LOSS ? (dc < k ? dc : -1) : -2;
             else
@@ -487,68 +672,102 @@ static int settle_distance(const ckr_egdb *db, ckr_pos *pos, int value, uint8_t 
     return best + 1;
 }
 
-int ckr_egdb_build_distance(ckr_egdb *db, int bm, int bk, int wm, int wk)
+/* Before layer 0: 255 (not settled) for wins and losses, 0 for draws and empty
+ * slots (which keep it); the unsettled ones are looked at. */
+static void dist_start(sweep *s, int side, int64_t lo, int64_t hi, int *acc)
 {
-    if (!sig_ok(bm, bk, wm, wk) || bm + bk == 0 || wm + wk == 0)
+    const uint8_t *t = s->db->tab[s->bm][s->bk][s->wm][s->wk][side];
+    for (int64_t i = lo; i < hi; i++) {
+        int v = get2(t, i);
+        s->dist[side][i] = v == CKR_EGDB_WIN || v == CKR_EGDB_LOSS ? 255 : 0;
+        s->ext[side][i] = s->dist[side][i] ? NOW : 0;
+    }
+}
+
+/* Layer k: the positions marked NOW; acc gets 1 when one settled at k. */
+static void dist_layer(sweep *s, int side, int64_t lo, int64_t hi, int *acc)
+{
+    ckr_pos pos;
+    int mt = s->mt, k = s->k;
+    uint8_t *flags = s->ext[side], *dist = s->dist[side];
+    const uint8_t *t = s->db->tab[s->bm][s->bk][s->wm][s->wk][side];
+    for (int64_t i = lo; i < hi; i++) {
+        if (!(load_u8(&flags[i], mt) & NOW))
+            continue;
+        clear_u8(&flags[i], NOW, mt);
+        if (dist[i] != 255) /* dist[i] is written by this block's worker only */
+            continue;
+        ckr_egdb_position(s->bm, s->bk, s->wm, s->wk, side, i, &pos);
+        int d = settle_distance(s->db, &pos, get2(t, i), s->dist, s->bm, s->bk, s->wm, s->wk, k, mt);
+        if (d != k)
+            continue; /* settled in a later layer (d > k cannot happen: it is looked at again) */
+        if (mt)
+            __atomic_store_n(&dist[i], (uint8_t)k, __ATOMIC_RELAXED);
+        else
+            dist[i] = (uint8_t)k;
+        *acc = 1;
+        mark_predecessors(s->ext[side ^ 1], &pos, s->bm, s->bk, s->wm, s->wk, NEXT, mt);
+    }
+}
+
+/* Between layers (no other thread runs a layer now): the marked positions are
+ * looked at next; acc gets 1 when there is one.  After layer 0 every
+ * unsettled position is (its moves out of the signature count 1). */
+static void dist_next(sweep *s, int side, int64_t lo, int64_t hi, int *acc)
+{
+    uint8_t *flags = s->ext[side];
+    for (int64_t i = lo; i < hi; i++) {
+        if (flags[i] & NEXT || (s->k == 0 && s->dist[side][i] == 255)) {
+            flags[i] = NOW;
+            *acc = 1;
+        }
+    }
+}
+
+static void dist_finish(sweep *s, int side, int64_t lo, int64_t hi, int *acc)
+{
+    for (int64_t i = lo; i < hi; i++)
+        if (s->dist[side][i] == 255)
+            s->dist[side][i] = 0; /* beyond 254 plies (none in 2-5 pieces) */
+}
+
+int ckr_egdb_build_distance_threads(ckr_egdb *db, int bm, int bk, int wm, int wk, int threads)
+{
+    if (!sig_ok(bm, bk, wm, wk) || bm + bk == 0 || wm + wk == 0 || threads < 1)
         return -3;
     if (!db->tab[bm][bk][wm][wk][0] || !db->tab[bm][bk][wm][wk][1] || !deps_present(db, bm, bk, wm, wk))
         return -1;
+    threads = clamp_threads(threads);
     int64_t n = ckr_egdb_size(bm, bk, wm, wk);
-    uint8_t *dist[2] = {malloc((size_t)n + 1), malloc((size_t)n + 1)};
-    uint8_t *flags[2] = {calloc((size_t)n + 1, 1), calloc((size_t)n + 1, 1)};
-    if (!dist[0] || !dist[1] || !flags[0] || !flags[1]) {
-        free(dist[0]), free(dist[1]), free(flags[0]), free(flags[1]);
+    sweep s = {.db = db, .bm = bm, .bk = bk, .wm = wm, .wk = wk, .n = n, .blocks = (n + BLOCK - 1) / BLOCK};
+    for (int side = 0; side < 2; side++) {
+        s.dist[side] = malloc((size_t)n + 1);
+        s.ext[side] = calloc((size_t)n + 1, 1);
+    }
+    if (!s.dist[0] || !s.dist[1] || !s.ext[0] || !s.ext[1]) {
+        for (int side = 0; side < 2; side++)
+            free(s.dist[side]), free(s.ext[side]);
         return -2;
     }
-    /* 255: not settled (a draw or an empty slot keeps 0 in the end). */
-    for (int side = 0; side < 2; side++)
-        for (int64_t i = 0; i < n; i++) {
-            int v = get2(db->tab[bm][bk][wm][wk][side], i);
-            dist[side][i] = v == CKR_EGDB_WIN || v == CKR_EGDB_LOSS ? 255 : 0;
-            flags[side][i] = dist[side][i] ? NOW : 0;
-        }
-    int most = 0, open = 1;
-    ckr_pos pos;
-    for (int k = 0; open && k < 255; k++) {
-        open = 0;
-        for (int side = 0; side < 2; side++)
-            for (int64_t i = 0; i < n; i++) {
-                if (!(flags[side][i] & NOW))
-                    continue;
-                flags[side][i] &= (uint8_t)~NOW;
-                if (dist[side][i] != 255)
-                    continue;
-                ckr_egdb_position(bm, bk, wm, wk, side, i, &pos);
-                int d = settle_distance(db, &pos, get2(db->tab[bm][bk][wm][wk][side], i), dist, bm, bk, wm, wk, k);
-                if (d != k)
-                    continue; /* settled in a later layer (d > k cannot happen: it is looked at again) */
-                dist[side][i] = (uint8_t)k;
-                most = k;
-                mark_predecessors(flags[side ^ 1], &pos, bm, bk, wm, wk, NEXT);
-            }
-        for (int side = 0; side < 2; side++)
-            for (int64_t i = 0; i < n; i++)
-                if (flags[side][i] & NEXT) {
-                    flags[side][i] = NOW;
-                    open = 1;
-                }
-        if (k == 0)
-            open = 1; /* layer 1 looks at every position again (moves out of the signature) */
-        if (k == 0)
-            for (int side = 0; side < 2; side++)
-                for (int64_t i = 0; i < n; i++)
-                    if (dist[side][i] == 255)
-                        flags[side][i] = NOW;
+    run_sweep(&s, threads, dist_start);
+    int most = 0;
+    for (int k = 0, open = 1; open && k < 255; k++) {
+        s.k = k;
+        if (run_sweep(&s, threads, dist_layer))
+            most = k;
+        open = run_sweep(&s, threads, dist_next) || k == 0;
     }
+    run_sweep(&s, threads, dist_finish);
     for (int side = 0; side < 2; side++) {
-        for (int64_t i = 0; i < n; i++)
-            if (dist[side][i] == 255)
-                dist[side][i] = 0; /* beyond 254 plies (none in 2-5 pieces) */
-        free(db->dist[bm][bk][wm][wk][side]);
-        db->dist[bm][bk][wm][wk][side] = dist[side];
-        free(flags[side]);
+        install(db, bm, bk, wm, wk, side, VIEW_DIST, s.dist[side], 0);
+        free(s.ext[side]);
     }
     return most;
+}
+
+int ckr_egdb_build_distance(ckr_egdb *db, int bm, int bk, int wm, int wk)
+{
+    return ckr_egdb_build_distance_threads(db, bm, bk, wm, wk, 1);
 }
 
 int ckr_egdb_has_distance(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side)
@@ -572,8 +791,18 @@ int ckr_egdb_put_distance(ckr_egdb *db, int bm, int bk, int wm, int wk, int side
     if (!t)
         return -2;
     memcpy(t, data, (size_t)nbytes);
-    free(db->dist[bm][bk][wm][wk][side & 1]);
-    db->dist[bm][bk][wm][wk][side & 1] = t;
+    install(db, bm, bk, wm, wk, side & 1, VIEW_DIST, t, 0);
+    return 0;
+}
+
+int ckr_egdb_put_view(ckr_egdb *db, int bm, int bk, int wm, int wk, int side, int distance, const uint8_t *data,
+                      int64_t nbytes)
+{
+    int64_t size = ckr_egdb_size(bm, bk, wm, wk);
+    if (!sig_ok(bm, bk, wm, wk) || !data || nbytes != (distance ? size : (size + 3) / 4))
+        return -3;
+    /* Only read, never written or freed here: the caller keeps it alive and unchanged. */
+    install(db, bm, bk, wm, wk, side & 1, distance ? VIEW_DIST : VIEW_VALUES, (uint8_t *)(uintptr_t)data, 1);
     return 0;
 }
 
@@ -593,37 +822,57 @@ int ckr_egdb_distance(const ckr_egdb *db, const ckr_pos *pos)
     return i < 0 ? -1 : db->dist[bm][bk][wm][wk][side][i];
 }
 
-int64_t ckr_egdb_check_distance(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side)
+/* counts[4]: positions that break the rule; counts[0]: 1 when a distance needed is not held. */
+static void check_distances(sweep *s, int side, int64_t lo, int64_t hi, int *acc)
 {
-    side &= 1;
-    if (!ckr_egdb_has_distance(db, bm, bk, wm, wk, side) || !deps_present(db, bm, bk, wm, wk))
-        return -1;
-    int64_t n = ckr_egdb_size(bm, bk, wm, wk), bad = 0;
-    const uint8_t *t = db->tab[bm][bk][wm][wk][side], *dist = db->dist[bm][bk][wm][wk][side];
+    if (side != s->k)
+        return;
+    const uint8_t *t = s->db->tab[s->bm][s->bk][s->wm][s->wk][side], *dist = s->db->dist[s->bm][s->bk][s->wm][s->wk][side];
     ckr_move moves[CKR_MAX_MOVES];
     ckr_pos pos;
-    for (int64_t i = 0; i < n; i++) {
+    int64_t c[5] = {0};
+    for (int64_t i = lo; i < hi; i++) {
         int v = get2(t, i);
         if (v != CKR_EGDB_WIN && v != CKR_EGDB_LOSS) {
-            bad += dist[i] != 0;
+            c[4] += dist[i] != 0;
             continue;
         }
-        ckr_egdb_position(bm, bk, wm, wk, side, i, &pos);
+        ckr_egdb_position(s->bm, s->bk, s->wm, s->wk, side, i, &pos);
         int nm = ckr_gen_moves(&pos, moves), want = v == CKR_EGDB_WIN ? 1 << 20 : -1;
         for (int j = 0; j < nm; j++) {
             ckr_make(&pos, &moves[j]);
-            int c = ckr_egdb_probe(db, &pos);
-            int d = internal_move(&moves[j]) ? ckr_egdb_distance(db, &pos) : 0;
+            int cv = ckr_egdb_probe(s->db, &pos);
+            int d = internal_move(&moves[j]) ? ckr_egdb_distance(s->db, &pos) : 0;
             ckr_unmake(&pos, &moves[j]);
-            if (d < 0)
-                return -1;
-            if (v == CKR_EGDB_WIN && c == CKR_EGDB_LOSS && d < want)
+            if (d < 0) {
+                c[0] = 1;
+                add_counts(s, c);
+                return;
+            }
+            if (v == CKR_EGDB_WIN && cv == CKR_EGDB_LOSS && d < want)
                 want = d;
             if (v == CKR_EGDB_LOSS && d > want)
                 want = d;
         }
         want = nm == 0 ? 0 : want + 1;
-        bad += want != dist[i];
+        c[4] += want != dist[i];
     }
-    return bad;
+    add_counts(s, c);
+}
+
+int64_t ckr_egdb_check_distance_threads(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side, int threads)
+{
+    side &= 1;
+    if (!ckr_egdb_has_distance(db, bm, bk, wm, wk, side) || !deps_present(db, bm, bk, wm, wk))
+        return -1;
+    int64_t n = ckr_egdb_size(bm, bk, wm, wk);
+    sweep s = {.db = db, .bm = bm, .bk = bk, .wm = wm, .wk = wk, .n = n, .blocks = (n + BLOCK - 1) / BLOCK,
+               .k = side};
+    run_sweep(&s, clamp_threads(threads), check_distances);
+    return s.counts[0] ? -1 : s.counts[4];
+}
+
+int64_t ckr_egdb_check_distance(const ckr_egdb *db, int bm, int bk, int wm, int wk, int side)
+{
+    return ckr_egdb_check_distance_threads(db, bm, bk, wm, wk, side, 1);
 }

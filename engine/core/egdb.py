@@ -17,6 +17,8 @@ EGDB_WIN: int = lib.CKR_EGDB_WIN
 EGDB_LOSS: int = lib.CKR_EGDB_LOSS
 EGDB_NONE: int = lib.CKR_EGDB_NONE
 EGDB_MAX_SIDE: int = lib.CKR_EGDB_MAX_SIDE
+EGDB_MAX_THREADS: int = lib.CKR_EGDB_MAX_THREADS
+"""The most threads a build uses (more count as this many)."""
 
 
 def egdb_size(bm: int, bk: int, wm: int, wk: int) -> int:
@@ -39,6 +41,11 @@ def egdb_position(bm: int, bk: int, wm: int, wk: int, side: int, index: int) -> 
     return RawPosition(out[0], out[1], out[2], out[3], Color(pos.side))
 
 
+def _check_threads(threads: int) -> None:
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads must be a whole number, 1 or more, got {threads!r}")
+
+
 class EgdbTables:
     """The C endgame tables held in memory: build, copy in and out, probe, check."""
 
@@ -47,15 +54,19 @@ class EgdbTables:
         if ptr == ffi.NULL:
             raise MemoryError("cannot allocate an endgame database")
         self._ptr = ffi.gc(ptr, lib.ckr_egdb_free)
+        self._views: dict[tuple[int, int, int, int, int, bool], Any] = {}
+        """The buffers the C tables point into (put_view), kept alive as long as this object."""
 
     @property
     def pointer(self) -> Any:
         """The ``ckr_egdb *`` (for the engine); valid while this object lives."""
         return self._ptr
 
-    def build(self, bm: int, bk: int, wm: int, wk: int) -> int:
-        """Solve a signature for both sides to move; returns the passes it took."""
-        r = int(lib.ckr_egdb_build(self._ptr, bm, bk, wm, wk))
+    def build(self, bm: int, bk: int, wm: int, wk: int, threads: int = 1) -> int:
+        """Solve a signature for both sides to move on ``threads`` threads; returns the passes it
+        took (the values are the same for any number of threads, the passes may not be)."""
+        _check_threads(threads)
+        r = int(lib.ckr_egdb_build_threads(self._ptr, bm, bk, wm, wk, threads))
         if r == -1:
             raise ValueError(f"signature {bm}{bk}{wm}{wk} needs smaller signatures that are not loaded")
         if r == -2:
@@ -82,6 +93,18 @@ class EgdbTables:
         if r != 0:
             raise ValueError(f"table {bm}{bk}{wm}{wk}: {len(data)} bytes do not fit the signature")
 
+    def put_view(self, bm: int, bk: int, wm: int, wk: int, side: int, data: Any, *,
+                 distance: bool = False) -> None:
+        """Use a buffer (a read-only file mapping) as a table without copying it; it is kept alive
+        as long as this object, and must not change."""
+        view = ffi.from_buffer("uint8_t[]", data)
+        r = int(lib.ckr_egdb_put_view(self._ptr, bm, bk, wm, wk, side, int(distance), view, len(view)))
+        if r != 0:
+            what = "distance table" if distance else "table"
+            raise ValueError(f"{what} {bm}{bk}{wm}{wk}: {len(view)} bytes do not fit the signature")
+        # Kept after the C side points into it; what it replaces is no longer pointed to.
+        self._views[(bm, bk, wm, wk, side, distance)] = view
+
     def value_at(self, bm: int, bk: int, wm: int, wk: int, side: int, index: int) -> int:
         return int(lib.ckr_egdb_value_at(self._ptr, bm, bk, wm, wk, side, index))
 
@@ -89,17 +112,20 @@ class EgdbTables:
         """EGDB_WIN/LOSS/DRAW for the side to move, or -1 when not covered."""
         return int(lib.ckr_egdb_probe(self._ptr, _new_pos(raw)))
 
-    def check(self, bm: int, bk: int, wm: int, wk: int, side: int) -> tuple[int, list[int]]:
+    def check(self, bm: int, bk: int, wm: int, wk: int, side: int, threads: int = 1) -> tuple[int, list[int]]:
         """(inconsistent positions, slots valued [draw, win, loss, none]); -1 when tables are missing."""
+        _check_threads(threads)
         counts = ffi.new("int64_t[4]")
-        bad = int(lib.ckr_egdb_check(self._ptr, bm, bk, wm, wk, side, counts))
+        bad = int(lib.ckr_egdb_check_threads(self._ptr, bm, bk, wm, wk, side, counts, threads))
         return bad, [int(c) for c in counts]
 
     # Distance to conversion (optional, a byte a slot): see csrc/ckr_egdb.h.
 
-    def build_distance(self, bm: int, bk: int, wm: int, wk: int) -> int:
-        """Solve a signature's distances (its values must be held); returns the greatest."""
-        r = int(lib.ckr_egdb_build_distance(self._ptr, bm, bk, wm, wk))
+    def build_distance(self, bm: int, bk: int, wm: int, wk: int, threads: int = 1) -> int:
+        """Solve a signature's distances (its values must be held) on ``threads`` threads;
+        returns the greatest."""
+        _check_threads(threads)
+        r = int(lib.ckr_egdb_build_distance_threads(self._ptr, bm, bk, wm, wk, threads))
         if r == -1:
             raise ValueError(f"signature {bm}{bk}{wm}{wk}: its values or those it leads to are not loaded")
         if r == -2:
@@ -129,6 +155,7 @@ class EgdbTables:
         """Plies to the next capture or crowning under best play, or -1 when not held."""
         return int(lib.ckr_egdb_distance(self._ptr, _new_pos(raw)))
 
-    def check_distance(self, bm: int, bk: int, wm: int, wk: int, side: int) -> int:
+    def check_distance(self, bm: int, bk: int, wm: int, wk: int, side: int, threads: int = 1) -> int:
         """Positions whose distance breaks the rule against their successors; -1: tables missing."""
-        return int(lib.ckr_egdb_check_distance(self._ptr, bm, bk, wm, wk, side))
+        _check_threads(threads)
+        return int(lib.ckr_egdb_check_distance_threads(self._ptr, bm, bk, wm, wk, side, threads))

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
-from samuel.argtypes import bounded_int
+from samuel.argtypes import bounded_int, positive_int
 from samuel.outputs import check_output_dir, output_dir
 
 
@@ -20,10 +21,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     b.add_argument("--distance", action="store_true",
                    help="also solve each position's distance to the next capture or crowning (a byte "
                         "a position; engines then play won endings out by it)")
+    b.add_argument("--threads", type=positive_int, default=None,
+                   help="threads that solve each signature (default: the machine's cores); the tables "
+                        "are the same for any number")
     b.add_argument("--quiet", action="store_true", help="no progress bar or per-signature lines")
     b.set_defaults(func=run_build)
     c = verbs.add_parser("check", help="verify every stored value against its successors' values")
     c.add_argument("dir", nargs="?", default=None, help="database directory (default: the default one)")
+    c.add_argument("--threads", type=positive_int, default=None,
+                   help="threads that check each table (default: the machine's cores)")
     c.set_defaults(func=run_check)
     q = verbs.add_parser("probe", help="the value of a position, and of each move from it")
     q.add_argument("dir", help="database directory ('default': the default one)")
@@ -50,7 +56,8 @@ def run_build(args: argparse.Namespace) -> int:
                 bar.console.print(f"{step.signature.name} {step.signature.describe():<16} "
                                   f"{step.positions:>12,} slots  {how:<18} {step.seconds:7.2f} s")
 
-        db = egdb.build(args.pieces, out, on_step, distance=args.distance)
+        threads = args.threads if args.threads is not None else os.cpu_count() or 1
+        db = egdb.build(args.pieces, out, on_step, distance=args.distance, threads=threads)
     sigs = db.signatures()
     slots = sum(2 * s.size for s in sigs)
     extra = ", with distances" if args.distance else ""
@@ -63,13 +70,14 @@ def run_check(args: argparse.Namespace) -> int:
     from engine import egdb
 
     db = egdb.Database.open(args.dir if args.dir is not None else egdb.default_directory())
+    threads = args.threads if args.threads is not None else os.cpu_count() or 1
     total_bad = 0
     dist = " dist-bad" if db.distances else ""
     print(f"{'sig':<5} {'material':<16} side {'win':>11} {'loss':>11} {'draw':>11} {'none':>9}  bad{dist}")
     for sig in db.signatures():
         for side in (0, 1):
-            bad, counts = db.check(sig, side)
-            dbad = db.check_distance(sig, side) if (sig, side) in db.distances else 0
+            bad, counts = db.check(sig, side, threads)
+            dbad = db.check_distance(sig, side, threads) if (sig, side) in db.distances else 0
             total_bad += bad + dbad
             values = " ".join(f"{counts[k]:>11,}" for k in ("win", "loss", "draw"))
             more = f" {dbad:>8}" if dist else ""
