@@ -428,6 +428,11 @@ class SessionEngine:
         """Stop any search, save the learners' work, free the table and return its budget."""
         self.stop()
         await self.wait_idle()
+        # A table being readied in the background (a new game, a cb client just connected) is
+        # waited for, so that it is not built again after the close, nor left pending.
+        warming, self._warming = self._warming, None
+        if warming is not None and not warming.done():
+            await asyncio.wait([warming])  # its own error, if any, was named by its callback
         self._closed = True
         if self._local is not None:
             await asyncio.to_thread(self._local.close)

@@ -58,3 +58,43 @@ def test_new_game_with_search_processes_still_clears_the_hosted_table() -> None:
             await pool.close()
 
     asyncio.run(main())
+
+
+def test_close_waits_for_a_table_being_readied(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A client that connects (cb) or starts a game and goes away at once: the readying still under
+    # way is waited for by close, so the table is not freed under it (nor built after the close)
+    # and the task is not left pending ("Task was destroyed but it is pending").
+    import threading
+
+    from protocol.local_engine import LocalEngine
+
+    release = threading.Event()
+    entered = threading.Event()
+    readied: list[bool] = []
+    real_searcher, real_close = LocalEngine.searcher, LocalEngine.close
+
+    def slow(self: LocalEngine) -> object:
+        entered.set()
+        release.wait(30)
+        return real_searcher(self)
+
+    def close(self: LocalEngine) -> None:
+        readied.append(warming is not None and warming.done())
+        real_close(self)
+
+    monkeypatch.setattr(LocalEngine, "searcher", slow)
+    monkeypatch.setattr(LocalEngine, "close", close)
+    warming: asyncio.Future[int] | None = None
+
+    async def main() -> None:
+        nonlocal warming
+        s = SessionEngine(SessionDefaults(options=OptionValues(hash=1)))
+        s.warm_up()
+        warming = s._warming
+        await asyncio.to_thread(entered.wait, 30)
+        # Without the wait, close frees the table at once; a busy machine can only delay that.
+        threading.Timer(0.5, release.set).start()
+        await s.close()
+        assert readied == [True]
+
+    asyncio.run(main())
