@@ -30,13 +30,18 @@ class _RaiseOnError(logging.Handler):
 
 @pytest.fixture(autouse=True)
 def _fail_on_error_logs() -> Iterator[None]:
-    handler = _RaiseOnError()
     root = logging.getLogger()
+    # A command run in-process (configure_logging) replaces the root's handlers with one on
+    # that test's captured stderr; left in place, a later test's record is written to a
+    # closed stream ("--- Logging error ---"). Each test gets the root as it found it.
+    saved_handlers, saved_level = root.handlers[:], root.level
+    handler = _RaiseOnError()
     root.addHandler(handler)
     try:
         yield
     finally:
-        root.removeHandler(handler)
+        root.handlers[:] = saved_handlers
+        root.setLevel(saved_level)
 
 
 @pytest.fixture
