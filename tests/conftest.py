@@ -33,15 +33,21 @@ def _fail_on_error_logs() -> Iterator[None]:
     root = logging.getLogger()
     # A command run in-process (configure_logging) replaces the root's handlers with one on
     # that test's captured stderr; left in place, a later test's record is written to a
-    # closed stream ("--- Logging error ---"). Each test gets the root as it found it.
-    saved_handlers, saved_level = root.handlers[:], root.level
+    # closed stream ("--- Logging error ---"). Each test leaves the root's handlers and level
+    # as it found them; pytest's own handlers come and go with each phase and pytest removes
+    # them itself, so they are neither saved nor put back.
+    saved_handlers, saved_level = [h for h in root.handlers if not _pytest_owned(h)], root.level
     handler = _RaiseOnError()
     root.addHandler(handler)
     try:
         yield
     finally:
-        root.handlers[:] = saved_handlers
+        root.handlers[:] = saved_handlers + [h for h in root.handlers if _pytest_owned(h)]
         root.setLevel(saved_level)
+
+
+def _pytest_owned(handler: logging.Handler) -> bool:
+    return type(handler).__module__.startswith("_pytest")
 
 
 @pytest.fixture
