@@ -69,6 +69,30 @@
 #define PVS_MTDF 0
 #endif
 
+/* HIST_MALUS 1: a quiet move's cutoff also lowers the history of the quiet
+ * moves searched before it at that node (by the same depth squared), so
+ * that ordering learns from failures as well as from cutoffs. */
+#ifndef HIST_MALUS
+#define HIST_MALUS 0
+#endif
+/* IIR_DEPTH d: a node of depth >= d that the table has never seen searches
+ * one ply less (internal iterative reduction: without a hash move its
+ * ordering is poor, and the next iteration finds it with a move).  Keyed on
+ * no entry rather than no move: an all-node's entry holds no move, and
+ * reducing those on every iteration cut the tree to half its depth. */
+#ifndef IIR_DEPTH
+#define IIR_DEPTH 0
+#endif
+/* RAZOR_DEPTH d: a quiet non-PV node of depth <= d whose static score is
+ * RAZOR_MARGIN per ply of depth below alpha returns that score (the static
+ * cut's mirror on the failing side; 0: off). */
+#ifndef RAZOR_DEPTH
+#define RAZOR_DEPTH 0
+#endif
+#ifndef RAZOR_MARGIN
+#define RAZOR_MARGIN 50
+#endif
+
 /* ASP_DELTA: the aspiration window's first half-width (widened threefold
  * on each failure). */
 #ifndef ASP_DELTA
@@ -211,13 +235,19 @@ static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int pl
     /* Whether the node is quiet (no capture pending for either side), asked
      * only by the candidates that need it. */
     int quiet_node = 0, threat = 0;
-    if ((LMP_DEPTH || RFP_DEPTH || LMR_SCHEME) && depth > 0 && !ckr_has_capture(p)) {
+    if (IIR_DEPTH && ply > 0 && depth >= IIR_DEPTH && !t)
+        depth--;
+    if ((LMP_DEPTH || RFP_DEPTH || LMR_SCHEME || RAZOR_DEPTH) && depth > 0 && !ckr_has_capture(p)) {
         threat = opponent_threat(p);
         quiet_node = !threat && bb_has_quiet(p); /* a side with no move at all has lost: no static cut */
     }
     if (RFP_DEPTH && quiet_node && !is_pv && ply > 0 && depth <= RFP_DEPTH && abs(beta) < CKR_DB_BOUND) {
         int s = eval_quiet(e, p, quiet, ply);
         if (s - RFP_MARGIN * depth >= beta) {
+            e->pvs.pruned++;
+            return s;
+        }
+        if (RAZOR_DEPTH && depth <= RAZOR_DEPTH && s + RAZOR_MARGIN * depth <= alpha) {
             e->pvs.pruned++;
             return s;
         }
@@ -353,7 +383,15 @@ static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int pl
                         }
                         int32_t *h = &e->history[p->side][m->from][m->to];
                         *h += depth * depth;
-                        if (*h > (1 << 24))
+                        int worst = *h;
+                        if (HIST_MALUS)
+                            for (int j = 0; j < i; j++)
+                                if (!moves[j].ncaps) {
+                                    int32_t *f = &e->history[p->side][moves[j].from][moves[j].to];
+                                    *f -= depth * depth;
+                                    worst = -*f > worst ? -*f : worst;
+                                }
+                        if (worst > (1 << 24))
                             for (int a = 0; a < 2; a++)
                                 for (int b = 0; b < 64; b++)
                                     for (int c = 0; c < 64; c++)
