@@ -85,7 +85,8 @@
 #endif
 /* RAZOR_DEPTH d: a quiet non-PV node of depth <= d whose static score is
  * RAZOR_MARGIN per ply of depth below alpha returns that score (the static
- * cut's mirror on the failing side; 0: off). */
+ * cut's mirror on the failing side; 0: off).  It shares the cut's test, so
+ * it acts only up to RFP_DEPTH. */
 #ifndef RAZOR_DEPTH
 #define RAZOR_DEPTH 0
 #endif
