@@ -185,7 +185,7 @@ def load(path: str | Path) -> Evaluator:
     return from_dict(d, str(source))
 
 
-DEFAULT_NETWORK = "piece-net"
+DEFAULT_NETWORK = "piece-net-t6-m75"
 """The shipped learned evaluator that ``default`` plays with (docs/piece-net.md)."""
 
 

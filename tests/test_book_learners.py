@@ -193,6 +193,7 @@ SHIPPED = {
     "piece-net-oca": core.EVAL_PIECENET,
     "piece-net-sp1": core.EVAL_PIECENET,
     "piece-net-sp2": core.EVAL_PIECENET,
+    "piece-net-t6-m75": core.EVAL_PIECENET,
     "default-2026-12": core.EVAL_PIECENET,
 }
 

@@ -28,13 +28,15 @@ LATER = "11-15 23-19 8-11 22-17 9-13 17-14 10-17 21-14"
 # (evaluator, mode) -> (nodes, score) from the start and from LATER; measured on the single-file
 # search.c (commit fdde67d) and unchanged by the split.  The PVS rows changed with the static-score
 # cut in quiet non-PV nodes of depth <= 5 (issue 32, RFP_DEPTH in search_pvs.c, docs/search-depth.md),
-# and again with its margin, 35 a ply instead of 50 (RFP_MARGIN).
+# and again with its margin, 35 a ply instead of 50 (RFP_MARGIN).  The piece network's rows are keyed
+# on the frozen default-2026-12 (the default network until 2026-11-29), so that a new default network
+# leaves the searchers' counts alone.
 PINNED: dict[tuple[str, str], tuple[tuple[int, int], ...]] = {
-    ('default', 'pvs'): ((6856, 37), (12027, 33)),
-    ('default', 'samuel'): ((1905, 17), (1158, 13)),
-    ('default', 'shannon-a'): ((1828, -20), (660, -14)),
-    ('default', 'fogel'): ((2749, 1), (5415, 16)),
-    ('default', 'shannon-b'): ((1531, 13), (2893, 13)),
+    ('default-2026-12', 'pvs'): ((6856, 37), (12027, 33)),
+    ('default-2026-12', 'samuel'): ((1905, 17), (1158, 13)),
+    ('default-2026-12', 'shannon-a'): ((1828, -20), (660, -14)),
+    ('default-2026-12', 'fogel'): ((2749, 1), (5415, 16)),
+    ('default-2026-12', 'shannon-b'): ((1531, 13), (2893, 13)),
     ('texel-2026-11', 'pvs'): ((16836, -13), (10658, -14)),
     ('texel-2026-11', 'samuel'): ((4900, -11), (2147, -20)),
     ('texel-2026-11', 'shannon-a'): ((1828, -4), (660, -19)),
