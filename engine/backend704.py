@@ -243,8 +243,11 @@ class Searcher704:
                 break
             depth = same_to + 1
         if best_info is None:  # stopped before any root move was searched whole: any legal move
+            # The 704 did run until the stop: its time counts the unfinished iteration's cycles too
+            # (a loaded host can stop it within its first iteration at a short move time).
             best_info = SearchInfo(depth=0, seldepth=0, score=Score(0), nodes=nodes, nps=0,
-                                   time=clock() - start, pv=(legal[0],), machine_time=cycles * CYCLE_SECONDS)
+                                   time=clock() - start, pv=(legal[0],),
+                                   machine_time=(cycles + progress[0]) * CYCLE_SECONDS)
         return SearchResult(best_info.pv[0], None, best_info)
 
     def _partial(self, board: Board, depth: int, nodes: int, cycles: int,

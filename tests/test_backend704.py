@@ -302,6 +302,7 @@ def test_pace_704_sees_the_deadline_and_a_stop_within_a_step() -> None:
     assert hard <= t.elapsed <= hard + CLOCK_STEP
     assert result.best in Board().legal_moves
     assert result.info.depth == 0  # 3 s of 704 time searches no root move whole: said, not pretended
+    assert 0 < result.info.machine_time <= t.elapsed + CLOCK_STEP  # the 704 ran until the stop: it counts
 
     t = FakeTime()
     s = Searcher704(pace="704", clock=t.clock, sleep=t.sleep)
