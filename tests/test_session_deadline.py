@@ -104,7 +104,9 @@ def test_a_held_search_is_answered_with_the_move_it_reported(monkeypatch: pytest
         s = SessionEngine(SessionDefaults(options=OptionValues(hash=1)))
         board = Board()
         seen: list[SearchInfo] = []
-        result = await asyncio.wait_for(s.search(board, Limit(movetime=0.05), seen.append), HANG)
+        # The report comes from the search's thread before it holds: a second lets that thread start on
+        # a loaded machine (at 0.05 s the deadline once came first and answered the first legal move).
+        result = await asyncio.wait_for(s.search(board, Limit(movetime=1.0), seen.append), HANG)
         assert result.best == board.legal_moves[-1] and result.info.depth == 3
         assert seen and seen[0].pv == (board.legal_moves[-1],)
         held.release.set()
