@@ -8,7 +8,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
@@ -18,6 +18,14 @@ from protocol.framing import stream_limit
 from protocol.server import Server
 
 SAMUEL = [sys.executable, "-m", "samuel.cli"]
+
+
+async def until(pred: Callable[[], bool], timeout: float = 30.0) -> None:
+    """Wait for a condition (polled: the server's counters have no event); only a hang reaches the timeout."""
+    deadline = time.monotonic() + timeout
+    while not pred():
+        assert time.monotonic() < deadline, "condition not reached in time"
+        await asyncio.sleep(0.02)
 
 
 @contextmanager

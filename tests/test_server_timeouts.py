@@ -10,11 +10,10 @@ import asyncio
 import logging
 import socket
 import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
-from serving import CaptureWriter, running
+from serving import CaptureWriter, running, until
 
 from engine.options import OptionValues
 from protocol import guard
@@ -41,13 +40,6 @@ def settings(**kw: Any) -> ServerSettings:
     return ServerSettings(**base)
 
 
-
-
-async def until(pred: Callable[[], bool], timeout: float = WAIT) -> None:
-    deadline = time.monotonic() + timeout
-    while not pred():
-        assert time.monotonic() < deadline, "condition not reached in time"
-        await asyncio.sleep(0.02)
 
 
 async def read_to_eof(reader: asyncio.StreamReader) -> bytes:
