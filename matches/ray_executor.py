@@ -253,12 +253,18 @@ class RayExecutor(Executor):
             except ray.exceptions.TaskCancelledError as exc:  # by close(), or by hand on the cluster
                 raise ExecutorError(f"game {spec.game_id} was cancelled in Ray") from exc
             except ray.exceptions.RayTaskError as exc:
+                if spec.game_id in self._closed_on:
+                    # Killing the worker's process group can kill an engine as it starts; the
+                    # worker then raises its start failure before it dies itself.  No error of theirs.
+                    raise ExecutorError(f"game {spec.game_id} was cancelled in Ray") from exc
                 cause = exc.cause if getattr(exc, "cause", None) is not None else exc
                 if isinstance(cause, EngineStartError):
                     raise EngineStartError(str(cause)) from None
                 raise ExecutorError(f"game {spec.game_id} failed in its Ray worker: "
                                     f"{type(cause).__name__}: {cause}") from exc
             except ray.exceptions.RayError as exc:
+                if spec.game_id in self._closed_on:
+                    raise ExecutorError(f"game {spec.game_id} was cancelled in Ray") from exc
                 what = type(exc).__name__
                 lost = tuple(getattr(ray.exceptions, n) for n in _LOST if hasattr(ray.exceptions, n))
                 if isinstance(exc, lost):

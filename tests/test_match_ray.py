@@ -238,6 +238,31 @@ def test_close_cancels_the_games_in_flight(cluster: RayExecutor) -> None:
     assert ray.is_initialized()
 
 
+def test_an_engine_killed_by_close_before_its_worker_is_a_cancellation(
+        cluster: RayExecutor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """close() kills each worker's process group; when an engine dies before its worker, the worker
+    reports that engine's failed start.  After close() that is a cancellation, not an engine's error.
+    The order is forced: close() cancels nothing here, and the engine dies only after close()."""
+    marker = f"fake-{uuid.uuid4().hex[:12]}"
+    gate = tmp_path / "close-called"
+    dies = EngineSpec(name=marker, proto="hub",
+                      cmd=("/bin/sh", "-c", f"while [ ! -e '{gate}' ]; do sleep 0.05; done; exit 3", marker))
+    engines = {marker: dies, "mat": inproc("mat", "material")}
+
+    async def run() -> None:
+        executor = RayExecutor(engines, GameRules(default_tc=TimeControl(depth=1)))
+        await executor.start()
+        monkeypatch.setattr(executor, "_cancel", lambda ref: None)
+        game = asyncio.ensure_future(executor.play(spec("killed-1", marker, "mat")))
+        await wait_for("the engine", lambda: len(processes_with(marker)) == 1)
+        await executor.close()
+        gate.touch()
+        with pytest.raises(ExecutorError, match="game killed-1 was cancelled in Ray"):
+            await game
+
+    asyncio.run(run())
+
+
 def test_a_game_that_raises_is_not_retried(cluster: RayExecutor) -> None:
     engines = {"mat": inproc("mat", "material"), "s59": inproc("s59", "samuel-1959")}
     bad = GameSpec(game_id="bad-1", round=1, pair_id="bad", colour=0, black="mat", white="s59",
