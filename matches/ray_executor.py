@@ -251,12 +251,12 @@ class RayExecutor(Executor):
                 self._cancel(ref)
                 raise
             except ray.exceptions.TaskCancelledError as exc:  # by close(), or by hand on the cluster
-                raise ExecutorError(f"game {spec.game_id} was cancelled in Ray") from exc
+                raise _cancelled(spec.game_id) from exc
             except ray.exceptions.RayTaskError as exc:
                 if spec.game_id in self._closed_on:
                     # Killing the worker's process group can kill an engine as it starts; the
                     # worker then raises its start failure before it dies itself.  No error of theirs.
-                    raise ExecutorError(f"game {spec.game_id} was cancelled in Ray") from exc
+                    raise _cancelled(spec.game_id) from exc
                 cause = exc.cause if getattr(exc, "cause", None) is not None else exc
                 if isinstance(cause, EngineStartError):
                     raise EngineStartError(str(cause)) from None
@@ -264,7 +264,7 @@ class RayExecutor(Executor):
                                     f"{type(cause).__name__}: {cause}") from exc
             except ray.exceptions.RayError as exc:
                 if spec.game_id in self._closed_on:
-                    raise ExecutorError(f"game {spec.game_id} was cancelled in Ray") from exc
+                    raise _cancelled(spec.game_id) from exc
                 what = type(exc).__name__
                 lost = tuple(getattr(ray.exceptions, n) for n in _LOST if hasattr(ray.exceptions, n))
                 if isinstance(exc, lost):
@@ -281,7 +281,7 @@ class RayExecutor(Executor):
         if spec.game_id in self._closed_on:
             # Killing the worker's process group can kill the engines first; the worker then
             # returns the game as an engine crash before it dies itself.  That is no result.
-            raise ExecutorError(f"game {spec.game_id} was cancelled in Ray")
+            raise _cancelled(spec.game_id)
         record = MatchGame.from_dict(result)
         if record.game_id != spec.game_id:
             raise ExecutorError(f"game {spec.game_id}: the worker returned game {record.game_id}")
@@ -313,6 +313,10 @@ class RayExecutor(Executor):
 
 _LOST = ("WorkerCrashedError", "NodeDiedError", "LocalRayletDiedError", "ObjectLostError")
 """Ray's errors for a game whose worker or node went away (and was retried as often as allowed)."""
+
+
+def _cancelled(game_id: str) -> ExecutorError:
+    return ExecutorError(f"game {game_id} was cancelled in Ray")
 
 
 def _first_line(exc: BaseException) -> str:
