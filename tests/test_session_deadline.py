@@ -99,14 +99,24 @@ def test_the_next_move_is_answered_in_time_while_a_stopped_search_still_holds_on
 
 def test_a_held_search_is_answered_with_the_move_it_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     held = Held(monkeypatch, report=a_report)
+    seen: list[SearchInfo] = []
+    real_overdue = SessionEngine._answer_overdue
+
+    def overdue_once_reported(session: SessionEngine) -> None:
+        # The report comes from the search's thread, which a loaded machine may start after the
+        # deadline: the deadline waits for that report (an event, not a longer move time), then
+        # answers as it would have.
+        if not seen:
+            session._overdue = asyncio.get_running_loop().call_later(0.01, overdue_once_reported, session)
+            return
+        real_overdue(session)
+
+    monkeypatch.setattr(SessionEngine, "_answer_overdue", overdue_once_reported)
 
     async def main() -> None:
         s = SessionEngine(SessionDefaults(options=OptionValues(hash=1)))
         board = Board()
-        seen: list[SearchInfo] = []
-        # The report comes from the search's thread before it holds: a second lets that thread start on
-        # a loaded machine (at 0.05 s the deadline once came first and answered the first legal move).
-        result = await asyncio.wait_for(s.search(board, Limit(movetime=1.0), seen.append), HANG)
+        result = await asyncio.wait_for(s.search(board, Limit(movetime=0.05), seen.append), HANG)
         assert result.best == board.legal_moves[-1] and result.info.depth == 3
         assert seen and seen[0].pv == (board.legal_moves[-1],)
         held.release.set()
