@@ -250,21 +250,18 @@ class RayExecutor(Executor):
             except asyncio.CancelledError:
                 self._cancel(ref)
                 raise
-            except ray.exceptions.TaskCancelledError as exc:  # by close(), or by hand on the cluster
-                raise _cancelled(spec.game_id) from exc
-            except ray.exceptions.RayTaskError as exc:
-                if spec.game_id in self._closed_on:
-                    # Killing the worker's process group can kill an engine as it starts; the
-                    # worker then raises its start failure before it dies itself.  No error of theirs.
-                    raise _cancelled(spec.game_id) from exc
-                cause = exc.cause if getattr(exc, "cause", None) is not None else exc
-                if isinstance(cause, EngineStartError):
-                    raise EngineStartError(str(cause)) from None
-                raise ExecutorError(f"game {spec.game_id} failed in its Ray worker: "
-                                    f"{type(cause).__name__}: {cause}") from exc
             except ray.exceptions.RayError as exc:
-                if spec.game_id in self._closed_on:
+                if isinstance(exc, ray.exceptions.TaskCancelledError) or spec.game_id in self._closed_on:
+                    # Cancelled by close() or by hand on the cluster.  Killing the worker's process
+                    # group can also kill an engine as it starts, and the worker then raises that
+                    # start failure before it dies itself: no error of theirs either.
                     raise _cancelled(spec.game_id) from exc
+                if isinstance(exc, ray.exceptions.RayTaskError):
+                    cause = exc.cause if getattr(exc, "cause", None) is not None else exc
+                    if isinstance(cause, EngineStartError):
+                        raise EngineStartError(str(cause)) from None
+                    raise ExecutorError(f"game {spec.game_id} failed in its Ray worker: "
+                                        f"{type(cause).__name__}: {cause}") from exc
                 what = type(exc).__name__
                 lost = tuple(getattr(ray.exceptions, n) for n in _LOST if hasattr(ray.exceptions, n))
                 if isinstance(exc, lost):
