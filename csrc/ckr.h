@@ -19,6 +19,21 @@ void ckr_piecenet_init(void);
 /* [mover][class][bit] -> the network's input index, -1 where that piece cannot
  * stand (classes: own men, opponent's men, own kings, opponent's kings). */
 extern short ckr_piecenet_input_of[2][4][64];
+/* Region patterns (layout version 4): [mover][region][i] -> the bit of the
+ * region's i-th relative square; [mover][bit] -> a mask of the regions that
+ * hold it. */
+extern int8_t ckr_piecenet_region_bit[2][CKR_PIECENET_PATTERN_WINDOWS][8];
+extern uint16_t ckr_piecenet_regions_of[2][64];
+/* The pattern table's row (region * 6561 + pattern) of region w, seen by
+ * `mover` whose pieces are `own` and whose opponent's are `opp`. */
+static inline int ckr_piecenet_pattern_row(uint64_t own, uint64_t opp, int mover, int w)
+{
+    const int8_t *bit = ckr_piecenet_region_bit[mover][w];
+    int idx = 0;
+    for (int i = 7; i >= 0; i--)
+        idx = 3 * idx + (int)((own >> bit[i]) & 1) + 2 * (int)((opp >> bit[i]) & 1);
+    return w * 6561 + idx;
+}
 /* The network packed for the search (piece_net_fast.c): NULL when this build
  * or this network cannot take the packed path (the reference is used then). */
 typedef struct ckr_piecenet_fast ckr_piecenet_fast;

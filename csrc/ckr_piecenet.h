@@ -27,6 +27,13 @@
  *   data[4..28]  the phase (0..P-1) of a position with 0..24 pieces
  *   then W1[120][H1] (input-major), b1[H1], and for each phase
  *   W2[H1][32] (first-layer node-major), b2[32], W3[32], b3.
+ * Version 4 (CKR_PIECENET_VERSION_PATTERNS) adds region patterns to the first
+ * layer: the board's nine overlapping 4x4 regions (rows and columns 0-3, 2-5,
+ * 4-7; eight dark squares each), each read from the side to move's point of
+ * view as a base-3 number (the i-th of its relative squares, ascending, is
+ * the i-th digit: 0 empty, 1 a piece of the side to move, man or king, 2 the
+ * opponent's), pick one row each of a table P[9 x 6561][H1] stored after b1
+ * and added to the first layer's sums (engine/learners/piece_net.py trains it).
  * Version 1 had 32 first-layer nodes and version 2 always 64, neither with a
  * width word (their phase table began at data[3]); engine/piece_net_layout
  * .upgrade turns either into this layout at width 64 (version 1's 32 added
@@ -37,6 +44,9 @@
 
 #define CKR_EVAL_PIECENET 10
 #define CKR_PIECENET_VERSION 3
+#define CKR_PIECENET_VERSION_PATTERNS 4 /* version 3 with the region patterns' table after b1 */
+#define CKR_PIECENET_PATTERN_WINDOWS 9
+#define CKR_PIECENET_PATTERN_ROWS 59049 /* 9 regions x 3^8 patterns */
 #define CKR_PIECENET_INPUTS 120
 #define CKR_PIECENET_H1 64      /* the usual first-layer width (and versions 1-2's after upgrade) */
 #define CKR_PIECENET_H1_MAX 256 /* widths: 64, 128 or 256 */

@@ -17,13 +17,46 @@
 static inline int phase_size(int h1) { return h1 * H2 + H2 + H2 + 1; }
 static inline int shared_size(int h1) { return N_IN * h1 + h1; }
 static inline int width_ok(int h1) { return h1 == 64 || h1 == 128 || h1 == 256; }
+/* Numbers before the phases' layers: W1, b1, and version 4's pattern table. */
+static inline int64_t first_layer_size(const int32_t *d)
+{
+    return shared_size(d[3]) + (d[0] == CKR_PIECENET_VERSION_PATTERNS ? (int64_t)CKR_PIECENET_PATTERN_ROWS * d[3] : 0);
+}
 
 /* [mover][class][bit] -> input index, -1 where that piece cannot stand.
  * Classes: 0 own men, 1 opponent's men, 2 own kings, 3 opponent's kings. */
 short ckr_piecenet_input_of[2][4][64];
 
+/* [mover][region][i] -> the bit of the region's i-th relative square, and
+ * [mover][bit] -> the regions (a mask of 9) holding that bit's square. */
+int8_t ckr_piecenet_region_bit[2][CKR_PIECENET_PATTERN_WINDOWS][8];
+uint16_t ckr_piecenet_regions_of[2][64];
+
+static void regions_init(void)
+{
+    static const int tops[3] = {0, 2, 4};
+    for (int m = 0; m < 2; m++) {
+        for (int b = 0; b < 64; b++)
+            ckr_piecenet_regions_of[m][b] = 0;
+        for (int w = 0; w < CKR_PIECENET_PATTERN_WINDOWS; w++) {
+            int top = tops[w / 3], left = tops[w % 3], i = 0;
+            for (int rs = 1; rs <= 32; rs++) {
+                int row = (rs - 1) / 4, col = 2 * ((rs - 1) % 4) + (row % 2 == 0);
+                if (row < top || row >= top + 4 || col < left || col >= left + 4)
+                    continue;
+                for (int b = 0; b <= 34; b++)
+                    if (bb_rel_square(b, m) == rs) {
+                        ckr_piecenet_region_bit[m][w][i++] = (int8_t)b;
+                        ckr_piecenet_regions_of[m][b] |= (uint16_t)(1u << w);
+                    }
+            }
+        }
+    }
+}
+
 void ckr_piecenet_init(void)
 {
+    regions_init();
     for (int m = 0; m < 2; m++)
         for (int c = 0; c < 4; c++)
             for (int b = 0; b < 64; b++) {
@@ -49,13 +82,15 @@ int ckr_piecenet_size(int phases, int width)
 
 int ckr_piecenet_check(const int32_t *data, int64_t ndata)
 {
-    if (!data || ndata < HEAD || data[0] != CKR_PIECENET_VERSION)
+    if (!data || ndata < HEAD || (data[0] != CKR_PIECENET_VERSION && data[0] != CKR_PIECENET_VERSION_PATTERNS))
         return -1;
     if (data[1] < 1 || data[1] > CKR_PIECENET_MAX_PHASES)
         return -2;
     if (!width_ok(data[3]))
         return -6;
-    int size = ckr_piecenet_size(data[1], data[3]);
+    int64_t size = ckr_piecenet_size(data[1], data[3]);
+    if (data[0] == CKR_PIECENET_VERSION_PATTERNS)
+        size += (int64_t)CKR_PIECENET_PATTERN_ROWS * data[3];
     if (data[2] != size || ndata != HEAD + size)
         return -3;
     for (int i = 4; i < HEAD; i++)
@@ -75,7 +110,7 @@ int ckr_piecenet_value(const ckr_eval *eval, const ckr_pos *p)
     int us = p->side, them = us ^ 1, h1 = d[3];
     int count = bb_popcount(p->pieces[0] | p->pieces[1]);
     const int32_t *w1 = d + HEAD, *b1 = w1 + N_IN * h1;
-    const int32_t *net = b1 + h1 + (int64_t)d[4 + (count > 24 ? 24 : count)] * phase_size(h1);
+    const int32_t *net = w1 + first_layer_size(d) + (int64_t)d[4 + (count > 24 ? 24 : count)] * phase_size(h1);
     const int32_t *w2 = net, *b2 = w2 + h1 * H2, *w3 = b2 + H2, *b3 = w3 + H2;
 
     int32_t acc[H1_MAX];
@@ -94,6 +129,14 @@ int ckr_piecenet_value(const ckr_eval *eval, const ckr_pos *p)
             for (int j = 0; j < h1; j++)
                 acc[j] += row[j];
         }
+    if (d[0] == CKR_PIECENET_VERSION_PATTERNS) {
+        const int32_t *pat = b1 + h1;
+        for (int w = 0; w < CKR_PIECENET_PATTERN_WINDOWS; w++) {
+            const int32_t *row = pat + (int64_t)ckr_piecenet_pattern_row(p->pieces[us], p->pieces[them], us, w) * h1;
+            for (int j = 0; j < h1; j++)
+                acc[j] += row[j];
+        }
+    }
 
     int32_t acc2[H2] = {0};
     for (int j = 0; j < h1; j++) {

@@ -26,7 +26,8 @@
 #ifdef CKR_PIECENET_HAVE_FAST
 
 #define INLINE static inline __attribute__((always_inline))
-#define MAX_CHANGES 32 /* rows one step may add or remove before a fresh sum is cheaper */
+#define MAX_CHANGES 32 /* piece rows one step may add or remove before a fresh sum is cheaper */
+#define MAX_ROWS (MAX_CHANGES + CKR_PIECENET_PATTERN_WINDOWS) /* with the regions' rows */
 
 /* A board as the accumulator sees it: no hash, no side to move. */
 typedef struct pn_board {
@@ -64,12 +65,12 @@ INLINE void apply_w(const ckr_piecenet_fast *f, const int16_t *src, int16_t *dst
     for (int v = 0; v < h1 / 16; v++)
         a[v] = load(src + 16 * v);
     for (int i = 0; i < ngone; i++) {
-        const int16_t *row = f->w1 + gone[i] * h1;
+        const int16_t *row = f->w1 + (size_t)gone[i] * h1;
         for (int v = 0; v < h1 / 16; v++)
             a[v] = _mm256_sub_epi16(a[v], load(row + 16 * v));
     }
     for (int i = 0; i < ncame; i++) {
-        const int16_t *row = f->w1 + came[i] * h1;
+        const int16_t *row = f->w1 + (size_t)came[i] * h1;
         for (int v = 0; v < h1 / 16; v++)
             a[v] = _mm256_add_epi16(a[v], load(row + 16 * v));
     }
@@ -104,7 +105,7 @@ static void step(const ckr_piecenet_fast *f, const pn_slot *from, pn_slot *to, c
         refresh(f, to, b, side);
         return;
     }
-    int gone[MAX_CHANGES], came[MAX_CHANGES], ngone = 0, ncame = 0;
+    int gone[MAX_ROWS], came[MAX_ROWS], ngone = 0, ncame = 0;
     for (int c = 0; c < 4; c++) {
         /* the network's class of this colour and kind seen from `side` */
         const short *input = ckr_piecenet_input_of[side][((c & 1) != side) + 2 * (c >> 1)];
@@ -117,6 +118,24 @@ static void step(const ckr_piecenet_fast *f, const pn_slot *from, pn_slot *to, c
             int idx = input[bb_lsb(x)];
             if (idx >= 0)
                 came[ncame++] = idx;
+        }
+    }
+    if (f->patterns) {
+        /* a region's pattern counts pieces, not kings: only squares whose occupant changed colour or came and went */
+        ckr_bb moved = (a->pieces[0] ^ b->pieces[0]) | (a->pieces[1] ^ b->pieces[1]);
+        unsigned regions = 0;
+        for (ckr_bb x = moved; x; x &= x - 1)
+            regions |= ckr_piecenet_regions_of[side][bb_lsb(x)];
+        const ckr_bb own_a = a->pieces[side], opp_a = a->pieces[side ^ 1];
+        const ckr_bb own_b = b->pieces[side], opp_b = b->pieces[side ^ 1];
+        for (; regions; regions &= regions - 1) {
+            int w = __builtin_ctz(regions);
+            int was_row = ckr_piecenet_pattern_row(own_a, opp_a, side, w);
+            int is_row = ckr_piecenet_pattern_row(own_b, opp_b, side, w);
+            if (was_row != is_row) {
+                gone[ngone++] = CKR_PIECENET_INPUTS + was_row;
+                came[ncame++] = CKR_PIECENET_INPUTS + is_row;
+            }
         }
     }
     apply(f, from->acc, to->acc, gone, ngone, came, ncame);

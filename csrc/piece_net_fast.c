@@ -8,8 +8,10 @@
  * scratch.  Every width (64, 128, 256) has its own unrolled copy of the loops.
  *
  * The int16 first-layer sums are exact only when no column can leave int16:
- * packing checks |b1| + the 24 largest |W1| of every column and declines a
- * network that could (the search then uses the reference). */
+ * packing checks |b1| + the 24 largest |W1| of every column (+ each region's
+ * largest |P| in version 4) and declines a network that could (the search then
+ * uses the reference).  Version 4's pattern table is packed as rows of W1
+ * after the 120 piece inputs (row N_IN + region * 6561 + pattern). */
 #include <stdlib.h>
 #include <string.h>
 #include "piece_net_fast.h"
@@ -24,7 +26,7 @@
 
 #define INLINE static inline __attribute__((always_inline))
 
-static int column_fits_int16(const int32_t *w1, const int32_t *b1, int h1, int j)
+static int column_fits_int16(const int32_t *w1, const int32_t *b1, const int32_t *pat, int h1, int j)
 {
     int32_t top[MAX_PIECES] = {0}; /* the largest |W1[i][j]| so far, descending */
     for (int i = 0; i < N_IN; i++) {
@@ -39,14 +41,23 @@ static int column_fits_int16(const int32_t *w1, const int32_t *b1, int h1, int j
     int64_t bound = abs(b1[j]);
     for (int t = 0; t < MAX_PIECES; t++)
         bound += top[t];
+    if (pat)
+        for (int w = 0; w < CKR_PIECENET_PATTERN_WINDOWS; w++) {
+            int32_t most = 0;
+            for (int i = 0; i < 6561; i++) {
+                int32_t v = abs(pat[((int64_t)w * 6561 + i) * h1 + j]);
+                most = v > most ? v : most;
+            }
+            bound += most;
+        }
     return bound <= 32767;
 }
 
 /* Bytes of the one block behind a packed network of width h1 and P phases:
  * W1, b1, each phase's W2, and the accumulator slots (all multiples of 32). */
-static size_t block_size(int h1, int phases)
+static size_t block_size(int h1, int rows, int phases)
 {
-    return sizeof(int16_t) * ((size_t)N_IN * h1 + h1 + (size_t)phases * h1 * H2 + (size_t)PN_SLOTS * 2 * h1);
+    return sizeof(int16_t) * ((size_t)rows * h1 + h1 + (size_t)phases * h1 * H2 + (size_t)PN_SLOTS * 2 * h1);
 }
 
 ckr_piecenet_fast *ckr_piecenet_fast_new(const ckr_eval *eval)
@@ -54,28 +65,33 @@ ckr_piecenet_fast *ckr_piecenet_fast_new(const ckr_eval *eval)
     if (eval->kind != CKR_EVAL_PIECENET || ckr_piecenet_check(eval->data, eval->ndata) != 0)
         return NULL;
     const int32_t *d = eval->data;
-    int h1 = d[3], phases = d[1];
-    const int32_t *w1 = d + HEAD, *b1 = w1 + N_IN * h1, *nets = b1 + h1;
+    int h1 = d[3], phases = d[1], patterns = d[0] == CKR_PIECENET_VERSION_PATTERNS;
+    int rows = N_IN + (patterns ? CKR_PIECENET_PATTERN_ROWS : 0);
+    const int32_t *w1 = d + HEAD, *b1 = w1 + N_IN * h1, *pat = patterns ? b1 + h1 : NULL;
+    const int32_t *nets = b1 + h1 + (int64_t)(rows - N_IN) * h1;
     for (int j = 0; j < h1; j++)
-        if (!column_fits_int16(w1, b1, h1, j))
+        if (!column_fits_int16(w1, b1, pat, h1, j))
             return NULL;
     size_t size = (sizeof(ckr_piecenet_fast) + 31) & ~(size_t)31;
     ckr_piecenet_fast *f = aligned_alloc(32, size);
-    int16_t *block = aligned_alloc(32, block_size(h1, phases));
+    int16_t *block = aligned_alloc(32, block_size(h1, rows, phases));
     if (!f || !block) {
         free(f);
         free(block);
         return NULL;
     }
     memset(f, 0, size);
-    memset(block, 0, block_size(h1, phases));
+    memset(block, 0, block_size(h1, rows, phases));
     f->block = block;
     f->h1 = h1;
+    f->patterns = patterns;
     f->w1 = block;
-    f->b1 = f->w1 + N_IN * h1;
+    f->b1 = f->w1 + (size_t)rows * h1;
     int16_t *next = f->b1 + h1;
     for (int i = 0; i < N_IN * h1; i++)
         f->w1[i] = (int16_t)w1[i];
+    for (int64_t i = 0; i < (int64_t)(rows - N_IN) * h1; i++)
+        f->w1[(int64_t)N_IN * h1 + i] = (int16_t)pat[i];
     for (int j = 0; j < h1; j++)
         f->b1[j] = (int16_t)b1[j];
     for (int n = 0; n <= MAX_PIECES; n++)
@@ -127,6 +143,13 @@ INLINE void first_layer_w(const ckr_piecenet_fast *f, const ckr_pos *p, int side
             if (idx < 0)
                 continue;
             const int16_t *row = f->w1 + idx * h1;
+            for (int v = 0; v < h1 / 16; v++)
+                acc[v] = _mm256_add_epi16(acc[v], load(row + 16 * v));
+        }
+    if (f->patterns)
+        for (int w = 0; w < CKR_PIECENET_PATTERN_WINDOWS; w++) {
+            int idx = N_IN + ckr_piecenet_pattern_row(p->pieces[side], p->pieces[side ^ 1], side, w);
+            const int16_t *row = f->w1 + (size_t)idx * h1;
             for (int v = 0; v < h1 / 16; v++)
                 acc[v] = _mm256_add_epi16(acc[v], load(row + 16 * v));
         }

@@ -41,7 +41,8 @@ typedef struct pn_slot {
 
 struct ckr_piecenet_fast {
     int h1;               /* first-layer width: 64, 128 or 256 */
-    int16_t *w1;          /* [N_IN][h1] */
+    int patterns;         /* 1: version 4, W1's rows after the 120 inputs are the region patterns' */
+    int16_t *w1;          /* [N_IN (+ CKR_PIECENET_PATTERN_ROWS)][h1] */
     int16_t *b1;          /* [h1] */
     uint8_t phase_of[25]; /* phase by number of pieces */
     pn_phase phase[CKR_PIECENET_MAX_PHASES];

@@ -15,15 +15,19 @@ PIECENET_H1: int = lib.CKR_PIECENET_H1
 """The usual first-layer width (that of layout versions 1 and 2 once upgraded)."""
 PIECENET_WIDTHS: tuple[int, ...] = (64, 128, 256)
 """The first-layer widths the core reads (layout version 3 names its own in the header)."""
+PIECENET_VERSION_PATTERNS: int = lib.CKR_PIECENET_VERSION_PATTERNS
+"""The layout version whose first layer also reads region patterns (csrc/ckr_piecenet.h)."""
+PIECENET_PATTERN_ROWS: int = lib.CKR_PIECENET_PATTERN_ROWS
 PIECENET_H2: int = lib.CKR_PIECENET_H2
 PIECENET_MAX_PHASES: int = lib.CKR_PIECENET_MAX_PHASES
 PIECENET_ONE: int = lib.CKR_PIECENET_ONE
 
 
-def piecenet_size(phases: int, width: int = PIECENET_H1) -> int:
+def piecenet_size(phases: int, width: int = PIECENET_H1, patterns: bool = False) -> int:
     """How many numbers follow the piece network's header for ``phases`` phases and a first layer
-    ``width`` wide (0 when either is out of range)."""
-    return int(lib.ckr_piecenet_size(int(phases), int(width)))
+    ``width`` wide, with or without region patterns (0 when either is out of range)."""
+    size = int(lib.ckr_piecenet_size(int(phases), int(width)))
+    return size + PIECENET_PATTERN_ROWS * int(width) if size and patterns else size
 
 
 def piecenet_check(data: Sequence[int]) -> int:

@@ -52,6 +52,30 @@ PHASE_EDGES: tuple[int, ...] = (17, 11, 7)
 CHECKPOINT_VERSION = 1
 
 
+def _region_windows() -> tuple[tuple[int, ...], ...]:
+    """The nine overlapping 4x4 regions of the board (rows and columns 0-3, 2-5 and 4-7), each its eight
+    dark squares in relative numbering, ascending.  Square s is on row (s-1)//4, and its column is
+    2((s-1)%4), plus one on even rows; the set is the same seen from either side (s -> 33 - s turns
+    the board half round, and each region into another)."""
+    def at(s: int) -> tuple[int, int]:
+        r, k = divmod(s - 1, 4)
+        return r, 2 * k + (1 if r % 2 == 0 else 0)
+    return tuple(tuple(s for s in range(1, 33) if top <= at(s)[0] < top + 4 and left <= at(s)[1] < left + 4)
+                 for top in (0, 2, 4) for left in (0, 2, 4))
+
+
+PATTERN_WINDOWS: tuple[tuple[int, ...], ...] = _region_windows()
+"""Region patterns (layout version 4): the relative squares of each region."""
+PATTERN_STATES = 3 ** 8
+"""Each region's squares read as base-3 digits, the i-th ascending square the i-th digit: 0 empty, 1 a
+piece (man or king) of the side to move, 2 the opponent's."""
+PATTERN_ROWS = len(PATTERN_WINDOWS) * PATTERN_STATES
+_DIGITS = np.zeros((32, len(PATTERN_WINDOWS)), dtype=np.int64)
+for _w, _squares in enumerate(PATTERN_WINDOWS):
+    for _i, _s in enumerate(_squares):
+        _DIGITS[_s - 1, _w] = 3 ** _i
+
+
 @dataclass
 class Data:
     """Quiet positions with their game's result and the linear evaluator's score, for the side to move."""
@@ -85,6 +109,41 @@ class Data:
         if all(p.searched is not None for p in parts):
             joined.searched = np.concatenate([p.searched for p in parts if p.searched is not None])
         return joined
+
+
+def position_keys(rows: np.ndarray) -> np.ndarray:
+    """(N,) one opaque key per position (its five words), equal exactly for equal positions."""
+    return np.ascontiguousarray(rows, dtype=np.uint32).reshape(-1, 5).view(np.dtype((np.void, 20))).ravel()
+
+
+def unique_positions(data: Data) -> Data:
+    """Each distinct position once, its result and teacher scores the means over its occurrences.
+
+    Self-play repeats itself: of 4.6 M quiet positions in 40,000 games of ``default`` only 1.1 M are
+    distinct, and nine held-out positions in ten also occur in the training games, so a held-out loss
+    by games mostly measures memory (docs/teaching.md).  The game kept is the first occurrence's.
+    """
+    _, first, inverse, counts = np.unique(position_keys(data.rows), return_index=True, return_inverse=True,
+                                          return_counts=True)
+    inverse = inverse.ravel()
+
+    def mean(values: np.ndarray) -> np.ndarray:
+        return np.bincount(inverse, weights=values.astype(np.float64), minlength=len(first)) / counts
+
+    return Data(data.rows[first], mean(data.result), data.game[first], mean(data.linear),
+                None if data.searched is None else mean(data.searched))
+
+
+def held_out_by_position(rows: np.ndarray, share: int = 10) -> np.ndarray:
+    """(N,) bool: one position in ``share`` held out, chosen by a hash of the position itself, so that a
+    position is on the same side of the split wherever it occurs."""
+    r = np.ascontiguousarray(rows, dtype=np.uint32).reshape(-1, 5).astype(np.uint64)
+    h = np.zeros(len(r), dtype=np.uint64)
+    for i, mult in enumerate((0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9,
+                              0xD6E8FEB86659FD93, 0xFF51AFD7ED558CCD)):
+        h = (h ^ (r[:, i] * np.uint64(mult))) * np.uint64(0x94D049BB133111EB)
+        h ^= h >> np.uint64(29)
+    return (h % np.uint64(share)) == 0
 
 
 def collect(positions: book_data.BookPositions, results: dict[int, str]) -> Data:
@@ -124,6 +183,18 @@ def inputs(rows: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(x)
 
 
+def pattern_rows(rows: np.ndarray) -> np.ndarray:
+    """(N, 9) int64: for each region, the row of the pattern table (region * 6561 + its pattern) of each
+    position, seen from the side to move as ``inputs`` sees it."""
+    rows = np.asarray(rows, dtype=np.uint32).reshape(-1, 5)
+    bm, bk, wm, wk = (_bits(rows[:, i]) for i in range(4))
+    white = (rows[:, 4] == 1)[:, None]
+    black, whites = (bm | bk).astype(np.int64), (wm | wk).astype(np.int64)
+    own = np.where(white, whites[:, ::-1], black)
+    opp = np.where(white, black[:, ::-1], whites)
+    return own @ _DIGITS + 2 * (opp @ _DIGITS) + np.arange(len(PATTERN_WINDOWS)) * PATTERN_STATES
+
+
 def piece_counts(rows: np.ndarray) -> np.ndarray:
     rows = np.asarray(rows, dtype=np.uint32).reshape(-1, 5)
     return sum(_bits(rows[:, i]).sum(axis=1, dtype=np.int64) for i in range(4))
@@ -152,11 +223,17 @@ def width_of(p: Params) -> int:
     return int(p["w1"].shape[1])
 
 
-def init_params(phases: int, seed: int = 0, width: int = H1) -> Params:
+def has_patterns(p: Params) -> bool:
+    return "p1" in p
+
+
+def init_params(phases: int, seed: int = 0, width: int = H1, patterns: bool = False) -> Params:
     rng = np.random.default_rng(seed)
     f = np.float32
     h1 = check_width(width)
-    return {
+    # The pattern table starts at zero: a pattern never seen in training adds nothing.
+    extra = {"p1": np.zeros((PATTERN_ROWS, h1), dtype=f)} if patterns else {}
+    return extra | {
         "w1": (rng.standard_normal((INPUTS, h1)) * 0.1).astype(f),
         "b1": np.full(h1, 0.3, dtype=f),
         "w2": (rng.standard_normal((phases, h1, H2)) * (1.0 / math.sqrt(h1))).astype(f),
@@ -166,9 +243,15 @@ def init_params(phases: int, seed: int = 0, width: int = H1) -> Params:
     }
 
 
-def forward(p: Params, x: np.ndarray, phase: np.ndarray, keep: bool = False) -> tuple[np.ndarray, Any]:
-    """Output y (men) of each row of inputs ``x``; with ``keep`` also what ``backward`` needs."""
+def forward(p: Params, x: np.ndarray, phase: np.ndarray, keep: bool = False,
+            patterns: np.ndarray | None = None) -> tuple[np.ndarray, Any]:
+    """Output y (men) of each row of inputs ``x`` (with ``patterns``, the rows of ``pattern_rows``, when
+    the network has region patterns); with ``keep`` also what ``backward`` needs."""
     z1 = x @ p["w1"] + p["b1"]
+    if has_patterns(p):
+        if patterns is None:
+            raise ValueError("a network with region patterns needs the positions' pattern rows")
+        z1 += p["p1"][patterns].sum(axis=1)
     h1 = np.clip(z1, 0.0, 1.0)
     y = np.empty(len(x), dtype=h1.dtype)
     groups = []
@@ -181,12 +264,14 @@ def forward(p: Params, x: np.ndarray, phase: np.ndarray, keep: bool = False) -> 
         y[idx] = h2 @ p["w3"][ph] + p["b3"][ph]
         if keep:
             groups.append((ph, idx, z2, h2))
-    return y, ((x, z1, h1, groups) if keep else None)
+    return y, ((x, z1, h1, groups, patterns) if keep else None)
 
 
 def backward(p: Params, cache: Any, dy: np.ndarray) -> Params:
-    x, z1, h1, groups = cache
-    g = {k: np.zeros_like(v) for k, v in p.items()}
+    """The gradients of the dense parameters; for a pattern table, ``p1_rows`` (the rows the batch
+    touched, each once) and ``p1`` (their summed gradients) in its place."""
+    x, z1, h1, groups, patterns = cache
+    g = {k: np.zeros_like(v) for k, v in p.items() if k != "p1"}
     dh1 = np.zeros_like(h1)
     for ph, idx, z2, h2 in groups:
         d = dy[idx]
@@ -199,6 +284,14 @@ def backward(p: Params, cache: Any, dy: np.ndarray) -> Params:
     dz1 = dh1 * ((z1 > 0) & (z1 < 1))
     g["w1"] = x.T @ dz1
     g["b1"] = dz1.sum(axis=0)
+    if has_patterns(p):
+        # Each position's gradient goes to each of its regions' rows: sorted, summed per row.
+        flat = patterns.ravel()
+        order = np.argsort(flat, kind="stable")
+        keys = flat[order]
+        starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+        g["p1_rows"] = keys[starts]
+        g["p1"] = np.add.reduceat(np.repeat(dz1, patterns.shape[1], axis=0)[order], starts, axis=0)
     return g
 
 
@@ -217,7 +310,8 @@ def predict(p: Params, rows: np.ndarray, table: Sequence[int], batch: int = 6553
     out = np.empty(len(rows), dtype=np.float32)
     for s in range(0, len(rows), batch):
         r = rows[s:s + batch]
-        y, _ = forward(p, inputs(r).astype(np.float32), phase_of[np.minimum(piece_counts(r), 24)])
+        y, _ = forward(p, inputs(r).astype(np.float32), phase_of[np.minimum(piece_counts(r), 24)],
+                       patterns=pattern_rows(r) if has_patterns(p) else None)
         out[s:s + batch] = y
     return out
 
@@ -247,7 +341,7 @@ class Training:
 
 
 def _config(k: float, table: list[int], teacher: float, batch: int, lr: float, seed: int, n: int,
-            teacher_source: str = "linear", width: int = H1) -> str:
+            teacher_source: str = "linear", width: int = H1, patterns: bool = False) -> str:
     settings: dict[str, Any] = {"version": CHECKPOINT_VERSION, "k": round(k, 9), "table": table,
                                 "teacher": teacher, "batch": batch, "lr": lr, "seed": seed,
                                 "train_samples": n}
@@ -255,6 +349,8 @@ def _config(k: float, table: list[int], teacher: float, batch: int, lr: float, s
         settings["teacher_source"] = teacher_source
     if width != H1:  # older checkpoints (all 64 wide) keep their key
         settings["width"] = width
+    if patterns:
+        settings["patterns"] = True
     return json.dumps(settings, sort_keys=True)
 
 
@@ -280,7 +376,8 @@ def _load_checkpoint(path: Path, config: str) -> dict[str, Any] | None:
     with np.load(path) as z:
         if str(z["config"]) != config:
             return None
-        state: dict[str, Any] = {g: {n: z[f"{g}_{n}"].copy() for n in PARAM_NAMES}
+        names = [*PARAM_NAMES, *(["p1"] if "params_p1" in z else [])]
+        state: dict[str, Any] = {g: {n: z[f"{g}_{n}"].copy() for n in names}
                                  for g in ("params", "best", "m", "v")}
         epoch, step, best_epoch, best_loss, seconds, stale = (float(v) for v in z["scalars"])
         state.update(epoch=int(epoch), step=int(step), best_epoch=int(best_epoch), best_loss=best_loss,
@@ -291,14 +388,15 @@ def _load_checkpoint(path: Path, config: str) -> dict[str, Any] | None:
 
 def train(train_data: Data, held_out: Data, *, phases_edges: Sequence[int] = PHASE_EDGES, epochs: int = 30,
           batch: int = 1024, lr: float = 2e-3, decay: float = 0.9, patience: int = 5, teacher: float = 0.0,
-          teacher_source: str = "linear", seed: int = 0, width: int = H1,
+          teacher_source: str = "linear", seed: int = 0, width: int = H1, patterns: bool = False,
           checkpoint: str | Path | None = None, progress: ProgressFn | None = None,
           on_epoch: Callable[[int, float, float], None] | None = None) -> Training:
     """Fit a network on ``train_data``; K and the stopping point come from ``held_out``.
 
     ``teacher`` in [0, 1] mixes the teacher's prediction into the target: the linear evaluator's, or a
     search's when the data carry ``searched`` scores (``teacher_source`` names it for the checkpoint).
-    ``width`` is the first layer's (64, 128 or 256).
+    ``width`` is the first layer's (64, 128 or 256); ``patterns`` adds the region patterns to its inputs
+    (layout version 4), trained by sparse Adam (a row's moments move only when a batch touches it).
     With ``checkpoint`` the state is saved after every epoch and a saved run of the same configuration
     continues.
     """
@@ -325,6 +423,7 @@ def train(train_data: Data, held_out: Data, *, phases_edges: Sequence[int] = PHA
     phase_of = np.asarray(table, dtype=np.int64)
     x_all = inputs(train_data.rows)
     ph_all = phase_of[np.minimum(piece_counts(train_data.rows), 24)]
+    pat_all = pattern_rows(train_data.rows) if patterns else None
     y_all = targets(train_data)
     rng = np.random.default_rng(seed)
     probe = rng.choice(len(train_data), size=min(len(train_data), 50_000), replace=False)
@@ -337,11 +436,11 @@ def train(train_data: Data, held_out: Data, *, phases_edges: Sequence[int] = PHA
         return (loss_of(predict(p, probe_rows, table), probe_y, k),
                 loss_of(predict(p, held_out.rows, table), held_y, k))
 
-    config = _config(k, table, teacher, batch, lr, seed, len(train_data), teacher_source, width)
+    config = _config(k, table, teacher, batch, lr, seed, len(train_data), teacher_source, width, patterns)
     path = Path(checkpoint) if checkpoint else None
     state = _load_checkpoint(path, config) if path else None
     if state is None:
-        params = init_params(phases, seed, width)
+        params = init_params(phases, seed, width, patterns)
         tr, ho = losses(params)
         state = {"params": params, "best": {n: a.copy() for n, a in params.items()},
                  "m": {n: np.zeros_like(a) for n, a in params.items()},
@@ -361,7 +460,8 @@ def train(train_data: Data, held_out: Data, *, phases_edges: Sequence[int] = PHA
         for b in range(steps_per_epoch):
             idx = order[b * batch:(b + 1) * batch]
             x = x_all[idx].astype(np.float32)
-            y, cache = forward(p, x, ph_all[idx], keep=True)
+            y, cache = forward(p, x, ph_all[idx], keep=True,
+                               patterns=None if pat_all is None else pat_all[idx])
             s = _sigmoid(k * y)
             dy = (2.0 * k / len(idx)) * (s - y_all[idx]) * s * (1.0 - s)
             grads = backward(p, cache, dy.astype(np.float32))
@@ -373,6 +473,11 @@ def train(train_data: Data, held_out: Data, *, phases_edges: Sequence[int] = PHA
                 m[name] = beta1 * m[name] + (1.0 - beta1) * g
                 v[name] = beta2 * v[name] + (1.0 - beta2) * g * g
                 p[name] = (p[name] - rate * corr * m[name] / (np.sqrt(v[name]) + eps)).astype(np.float32)
+            if "p1" in grads:
+                r, g = grads["p1_rows"], grads["p1"]
+                m["p1"][r] = beta1 * m["p1"][r] + (1.0 - beta1) * g
+                v["p1"][r] = beta2 * v["p1"][r] + (1.0 - beta2) * g * g
+                p["p1"][r] -= (rate * corr * m["p1"][r] / (np.sqrt(v["p1"][r]) + eps)).astype(np.float32)
             if progress is not None and (b % 50 == 0 or b == steps_per_epoch - 1):
                 progress((epoch - 1) * steps_per_epoch + b + 1, epochs * steps_per_epoch)
         tr, ho = losses(p)
@@ -396,18 +501,19 @@ def train(train_data: Data, held_out: Data, *, phases_edges: Sequence[int] = PHA
 
 def quantize(params: Params, table: Sequence[int]) -> list[int]:
     """The data words of csrc/ckr_piecenet.h: the header and every number as round(256 x), in int16."""
-    phases, width = len(params["b3"]), width_of(params)
-    body = [params["w1"].ravel(), params["b1"].ravel()]
+    phases, width, patterns = len(params["b3"]), width_of(params), has_patterns(params)
+    body = [params["w1"].ravel(), params["b1"].ravel(), *([params["p1"].ravel()] if patterns else [])]
     for ph in range(phases):
         body += [params["w2"][ph].ravel(), params["b2"][ph].ravel(), params["w3"][ph].ravel(),
                  params["b3"][ph:ph + 1]]
     numbers = np.rint(np.concatenate(body).astype(np.float64) * ONE)
     if np.abs(numbers).max() > 32767:
         raise ValueError("a weight does not fit int16 with 8 fraction bits (|w| >= 128)")
-    size = core.piecenet_size(phases, check_width(width))
+    size = core.piecenet_size(phases, check_width(width), patterns)
     if len(numbers) != size or len(table) != 25:
         raise ValueError("network shape does not match the C layout")
-    return [core.PIECENET_VERSION, phases, size, width, *(int(t) for t in table), *(int(w) for w in numbers)]
+    version = core.PIECENET_VERSION_PATTERNS if patterns else core.PIECENET_VERSION
+    return [version, phases, size, width, *(int(t) for t in table), *numbers.astype(np.int64).tolist()]
 
 
 def unpack(data: Sequence[int]) -> tuple[Params, list[int]]:
@@ -425,6 +531,8 @@ def unpack(data: Sequence[int]) -> tuple[Params, list[int]]:
         return out
 
     p: Params = {"w1": take(INPUTS, h1), "b1": take(h1)}
+    if int(d[0]) == core.PIECENET_VERSION_PATTERNS:
+        p["p1"] = take(PATTERN_ROWS, h1)
     per = [(take(h1, H2), take(H2), take(H2), take(1)) for _ in range(phases)]
     p["w2"] = np.stack([q[0] for q in per])
     p["b2"] = np.stack([q[1] for q in per])
@@ -439,7 +547,10 @@ def reference_scores(data: Sequence[int], rows: np.ndarray) -> np.ndarray:
     rows = np.asarray(rows, dtype=np.uint32).reshape(-1, 5)
     x = inputs(rows).astype(np.int64)
     ph = np.asarray(table, dtype=np.int64)[np.minimum(piece_counts(rows), 24)]
-    h1 = np.clip(x @ p["w1"] + p["b1"], 0, ONE)
+    z1 = x @ p["w1"] + p["b1"]
+    if has_patterns(p):
+        z1 += p["p1"][pattern_rows(rows)].sum(axis=1)
+    h1 = np.clip(z1, 0, ONE)
     acc2 = np.einsum("nj,njk->nk", h1, p["w2"][ph])
     h2 = np.clip((acc2 >> 8) + p["b2"][ph], 0, ONE)
     out = np.einsum("nk,nk->n", h2, p["w3"][ph]) + p["b3"][ph] * ONE
@@ -454,7 +565,8 @@ def evaluator(t: Training, name: str = "piece-net", source: str = "") -> Evaluat
         "learner": "piece_net",
         "source": source,
         "k": t.k,
-        "layers": f"{INPUTS} -> {width_of(t.params)} -> {len(t.params['b3'])} x ({H2} -> 1)",
+        "layers": f"{INPUTS}{' + 9 region patterns' if has_patterns(t.params) else ''}"
+                  f" -> {width_of(t.params)} -> {len(t.params['b3'])} x ({H2} -> 1)",
         "phase_table": t.table,
         "teacher": t.teacher,
         **({"teacher_source": t.teacher_source} if t.teacher else {}),

@@ -3,7 +3,7 @@
     samuel learn tune --pdn ../shared/data/OCA_2.0.pdn [--selfplay out/selfplay.pdn] --out out/tuned.json
                       [--png out/tune.png] [--games N] [--iterations N] [--start default-2026-11]
     samuel learn tune --model net --pdn ../shared/data/OCA_2.0.pdn [--selfplay out/selfplay.pdn]
-                      --out out/piece-net.json [--width 64|128|256] [--epochs N] [--teacher F]
+                      --out out/piece-net.json [--width 64|128|256] [--patterns] [--epochs N] [--teacher F]
                       [--teacher-eval piece-net --teacher-depth 4 [--teacher-executor ray]]
                       [--checkpoint out/piece-net.ckpt.npz]
 
@@ -24,7 +24,11 @@ interrupted run is simply run again.
 with minibatch Adam, one epoch at a time; the checkpoint (default: next to
 --out) is written after every epoch and a run of the same configuration
 continues from it.  --width sets the first layer's width (64, 128 or 256; the
-search's cost per leaf grows with it, docs/piece-net.md).
+search's cost per leaf grows with it, docs/piece-net.md).  --patterns adds the
+nine 4x4 region patterns to the first layer's inputs (layout version 4).
+--distinct trains on each distinct position once and holds positions out by the
+position, so that no held-out position was seen in training (self-play repeats
+its positions: nine held-out positions in ten occur in the training games).
 """
 
 from __future__ import annotations
@@ -68,6 +72,11 @@ def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type
     net = p.add_argument_group("--model net")
     net.add_argument("--width", type=int, choices=(64, 128, 256), default=None,
                      help="the first layer's width (default 64)")
+    net.add_argument("--distinct", action="store_true",
+                     help="train on each distinct position once (its results and teacher scores "
+                          "averaged) and hold out one position in ten by the position, not by the game")
+    net.add_argument("--patterns", action="store_true",
+                     help="add the nine 4x4 region patterns to the first layer's inputs (layout version 4)")
     net.add_argument("--epochs", type=positive_int, default=30, help="most epochs to train (default 30)")
     net.add_argument("--batch", type=positive_int, default=1024, help="minibatch size (default 1024)")
     net.add_argument("--lr", type=float, default=2e-3,
@@ -105,6 +114,11 @@ def run(args: argparse.Namespace) -> int:
         return run_net(args, out)
     if args.width is not None:
         raise OptionError("--width sets the piece network's first layer: give it with --model net")
+    if args.patterns:
+        raise OptionError("--patterns adds region patterns to the piece network's first layer: "
+                          "give it with --model net")
+    if args.distinct:
+        raise OptionError("--distinct is for the piece network's training: give it with --model net")
     import numpy as np
 
     from engine import core, evaluators
@@ -202,13 +216,18 @@ def run_net(args: argparse.Namespace, out: Path) -> int:
                 data.rows, teacher_ev, args.teacher_depth, workers=args.teacher_workers,
                 pool=_label_pool(args), cache_dir=args.cache_dir,
                 progress=task(f"labelling with {teacher_ev.name} at depth {args.teacher_depth}"))
-        held = (data.game % 10) == 0
+        if args.distinct:
+            data = piece_net.unique_positions(data)
+            held = piece_net.held_out_by_position(data.rows)
+        else:
+            held = (data.game % 10) == 0
         checkpoint.parent.mkdir(parents=True, exist_ok=True)
         try:
             result = piece_net.train(data.select(~held), data.select(held), epochs=args.epochs,
                                      batch=args.batch, lr=args.lr, teacher=args.teacher,
                                      teacher_source=teacher_source, patience=args.patience,
                                      seed=args.seed, width=args.width or piece_net.H1,
+                                     patterns=args.patterns,
                                      checkpoint=checkpoint,
                                      progress=task("training"))
         except ValueError as exc:
