@@ -206,6 +206,8 @@ def run_net(args: argparse.Namespace, out: Path) -> int:
             d.game = d.game + k * 10_000_000
             parts.append(d)
         data = piece_net.Data.concat(parts)
+        if args.distinct:  # before labelling: a position repeated is searched once
+            data = piece_net.unique_positions(data)
         teacher_source = "linear"
         if args.teacher_eval is not None:
             from engine.learners import search_labels
@@ -216,11 +218,7 @@ def run_net(args: argparse.Namespace, out: Path) -> int:
                 data.rows, teacher_ev, args.teacher_depth, workers=args.teacher_workers,
                 pool=_label_pool(args), cache_dir=args.cache_dir,
                 progress=task(f"labelling with {teacher_ev.name} at depth {args.teacher_depth}"))
-        if args.distinct:
-            data = piece_net.unique_positions(data)
-            held = piece_net.held_out_by_position(data.rows)
-        else:
-            held = (data.game % 10) == 0
+        held = piece_net.held_out_by_position(data.rows) if args.distinct else (data.game % 10) == 0
         checkpoint.parent.mkdir(parents=True, exist_ok=True)
         try:
             result = piece_net.train(data.select(~held), data.select(held), epochs=args.epochs,
