@@ -24,6 +24,14 @@ extern short ckr_piecenet_input_of[2][4][64];
  * hold it. */
 extern int8_t ckr_piecenet_region_bit[2][CKR_PIECENET_PATTERN_WINDOWS][8];
 extern uint16_t ckr_piecenet_regions_of[2][64];
+/* [mover][bit][k] for k < ckr_piecenet_nterms[mover][bit]: a region holding
+ * that bit's square and the square's weight 3^i in the region's pattern. */
+typedef struct ckr_region_term {
+    int8_t region;
+    int16_t weight;
+} ckr_region_term;
+extern ckr_region_term ckr_piecenet_terms[2][64][4];
+extern uint8_t ckr_piecenet_nterms[2][64];
 /* The pattern table's row (region * 6561 + pattern) of region w, seen by
  * `mover` whose pieces are `own` and whose opponent's are `opp`. */
 static inline int ckr_piecenet_pattern_row(uint64_t own, uint64_t opp, int mover, int w)

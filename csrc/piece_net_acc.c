@@ -52,6 +52,9 @@ static void refresh(const ckr_piecenet_fast *f, pn_slot *s, const pn_board *b, i
 {
     ckr_pos p = {.pieces = {b->pieces[0], b->pieces[1]}, .kings = b->kings};
     pn_first_layer(f, &p, side, s->acc);
+    if (f->patterns)
+        for (int w = 0; w < CKR_PIECENET_PATTERN_WINDOWS; w++)
+            s->rows[w] = ckr_piecenet_pattern_row(b->pieces[side], b->pieces[side ^ 1], side, w);
     tag(s, b);
 }
 
@@ -121,22 +124,34 @@ static void step(const ckr_piecenet_fast *f, const pn_slot *from, pn_slot *to, c
         }
     }
     if (f->patterns) {
-        /* a region's pattern counts pieces, not kings: only squares whose occupant changed colour or came and went */
-        ckr_bb moved = (a->pieces[0] ^ b->pieces[0]) | (a->pieces[1] ^ b->pieces[1]);
-        unsigned regions = 0;
-        for (ckr_bb x = moved; x; x &= x - 1)
-            regions |= ckr_piecenet_regions_of[side][bb_lsb(x)];
+        /* A region's pattern counts pieces, not kings: each square whose
+         * occupant came, went or changed colour moves the rows of its
+         * regions by (new digit - old digit) x its weight. */
         const ckr_bb own_a = a->pieces[side], opp_a = a->pieces[side ^ 1];
         const ckr_bb own_b = b->pieces[side], opp_b = b->pieces[side ^ 1];
-        for (; regions; regions &= regions - 1) {
-            int w = __builtin_ctz(regions);
-            int was_row = ckr_piecenet_pattern_row(own_a, opp_a, side, w);
-            int is_row = ckr_piecenet_pattern_row(own_b, opp_b, side, w);
-            if (was_row != is_row) {
-                gone[ngone++] = CKR_PIECENET_INPUTS + was_row;
-                came[ncame++] = CKR_PIECENET_INPUTS + is_row;
+        int32_t rows[CKR_PIECENET_PATTERN_WINDOWS];
+        for (int w = 0; w < CKR_PIECENET_PATTERN_WINDOWS; w++)
+            rows[w] = from->rows[w];
+        unsigned touched = 0;
+        for (ckr_bb x = (own_a ^ own_b) | (opp_a ^ opp_b); x; x &= x - 1) {
+            int bit = bb_lsb(x);
+            int digit = (int)((own_b >> bit) & 1) + 2 * (int)((opp_b >> bit) & 1)
+                        - (int)((own_a >> bit) & 1) - 2 * (int)((opp_a >> bit) & 1);
+            for (int k = 0; k < ckr_piecenet_nterms[side][bit]; k++) {
+                const ckr_region_term *t = &ckr_piecenet_terms[side][bit][k];
+                rows[t->region] += digit * t->weight;
+                touched |= 1u << t->region;
             }
         }
+        for (; touched; touched &= touched - 1) {
+            int w = __builtin_ctz(touched);
+            if (rows[w] != from->rows[w]) {
+                gone[ngone++] = CKR_PIECENET_INPUTS + from->rows[w];
+                came[ncame++] = CKR_PIECENET_INPUTS + rows[w];
+            }
+        }
+        for (int w = 0; w < CKR_PIECENET_PATTERN_WINDOWS; w++)
+            to->rows[w] = rows[w];
     }
     apply(f, from->acc, to->acc, gone, ngone, came, ncame);
     tag(to, b);

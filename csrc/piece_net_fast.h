@@ -37,6 +37,7 @@ typedef struct pn_slot {
     ckr_bb kings;
     int valid;
     int16_t *acc; /* h1 numbers, 32-byte aligned */
+    int32_t rows[CKR_PIECENET_PATTERN_WINDOWS]; /* version 4: each region's pattern-table row */
 } pn_slot;
 
 struct ckr_piecenet_fast {
