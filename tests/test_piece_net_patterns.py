@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from test_piece_net import random_rows
-from test_piece_net_acc import SHOTS, row_of, starts
+from test_piece_net_acc import SHOTS, c_scores, row_of, spec_of, starts
 
 from engine import core, evaluators
 from engine.board import Board
@@ -27,16 +27,6 @@ def pattern_data(width: int = 64, seed: int = 1, scale: float = 0.05) -> list[in
     p = piece_net.init_params(len(piece_net.PHASE_EDGES) + 1, seed, width, patterns=True)
     p["p1"] = (np.random.default_rng(seed).standard_normal(p["p1"].shape) * scale).astype(np.float32)
     return piece_net.quantize(p, piece_net.phase_table())
-
-
-def spec_of(data: list[int]) -> core.EvalSpec:
-    return core.EvalSpec(core.EVAL_PIECENET, data=tuple(data))
-
-
-def c_scores(data: list[int], rows: np.ndarray, packed: bool = False) -> np.ndarray:
-    out = np.empty(len(rows), dtype=np.int32)
-    core.piecenet_sets(spec_of(data), np.ascontiguousarray(rows), out, packed=packed)
-    return out
 
 
 def test_the_regions_are_nine_4x4_blocks_closed_under_the_half_turn() -> None:
