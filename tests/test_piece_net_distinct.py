@@ -46,6 +46,7 @@ def test_the_command_trains_on_distinct_positions(tmp_path: Path, capsys: pytest
     everything = piece_net.load(PDN)
     distinct = len(np.unique(piece_net.position_keys(everything.rows)))
     assert meta["train_samples"] + meta["held_out_samples"] == distinct < len(everything)
+    assert meta["distinct_positions"] is True
     capsys.readouterr()
     linear = ["learn", "tune", "--pdn", str(PDN), "--out", str(tmp_path / "t.json"), "--distinct"]
     assert samuel_main(linear) != 0

@@ -34,6 +34,7 @@ its positions: nine held-out positions in ten occur in the training games).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -231,6 +232,8 @@ def run_net(args: argparse.Namespace, out: Path) -> int:
         except ValueError as exc:
             raise OptionError(str(exc)) from exc
     ev = piece_net.evaluator(result, name=out.stem, source=", ".join(Path(f).name for f in files))
+    if args.distinct:  # each position once, held out by the position
+        ev = dataclasses.replace(ev, meta={**ev.meta, "distinct_positions": True})
     evaluators.save(ev, out)
     png = Path(args.png) if args.png else out.with_suffix(".png")
     piece_net.plot(result, png)
