@@ -20,10 +20,8 @@ void ckr_piecenet_init(void);
  * stand (classes: own men, opponent's men, own kings, opponent's kings). */
 extern short ckr_piecenet_input_of[2][4][64];
 /* Region patterns (layout version 4): [mover][region][i] -> the bit of the
- * region's i-th relative square; [mover][bit] -> a mask of the regions that
- * hold it. */
+ * region's i-th relative square. */
 extern int8_t ckr_piecenet_region_bit[2][CKR_PIECENET_PATTERN_WINDOWS][8];
-extern uint16_t ckr_piecenet_regions_of[2][64];
 /* [mover][bit][k] for k < ckr_piecenet_nterms[mover][bit]: a region holding
  * that bit's square and the square's weight 3^i in the region's pattern. */
 typedef struct ckr_region_term {

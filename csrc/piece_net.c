@@ -28,9 +28,8 @@ static inline int64_t first_layer_size(const int32_t *d)
 short ckr_piecenet_input_of[2][4][64];
 
 /* [mover][region][i] -> the bit of the region's i-th relative square, and
- * [mover][bit] -> the regions (a mask of 9) holding that bit's square. */
+ * [mover][bit] -> the regions holding that bit's square with its weight. */
 int8_t ckr_piecenet_region_bit[2][CKR_PIECENET_PATTERN_WINDOWS][8];
-uint16_t ckr_piecenet_regions_of[2][64];
 ckr_region_term ckr_piecenet_terms[2][64][4];
 uint8_t ckr_piecenet_nterms[2][64];
 
@@ -39,7 +38,7 @@ static void regions_init(void)
     static const int tops[3] = {0, 2, 4};
     for (int m = 0; m < 2; m++) {
         for (int b = 0; b < 64; b++)
-            ckr_piecenet_regions_of[m][b] = ckr_piecenet_nterms[m][b] = 0;
+            ckr_piecenet_nterms[m][b] = 0;
         for (int w = 0; w < CKR_PIECENET_PATTERN_WINDOWS; w++) {
             int top = tops[w / 3], left = tops[w % 3], i = 0;
             for (int rs = 1; rs <= 32; rs++) {
@@ -54,7 +53,6 @@ static void regions_init(void)
                         ckr_piecenet_terms[m][b][ckr_piecenet_nterms[m][b]++] =
                             (ckr_region_term){.region = (int8_t)w, .weight = (int16_t)weight};
                         ckr_piecenet_region_bit[m][w][i++] = (int8_t)b;
-                        ckr_piecenet_regions_of[m][b] |= (uint16_t)(1u << w);
                     }
             }
         }

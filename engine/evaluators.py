@@ -133,8 +133,8 @@ PIECENET_PROBLEMS = {
 
 PACKED_DATA_FROM = 100_000
 """Evaluators with at least this many data words (a piece network with region patterns: 3.8 M) store them
-as ``data_zlib``, base64 of the zlib-compressed int32 little-endian words, not as a JSON list: about a
-tenth of the file, read ten times faster."""
+as ``data_zlib``, base64 of the zlib-compressed int32 little-endian words, not as a JSON list: for the
+first pattern network 3.8 MB against 10 MB, read in 0.27 s against 0.54 s (2026-11-29)."""
 
 
 def _pack_words(words: Sequence[int]) -> str:

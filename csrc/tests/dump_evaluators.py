@@ -1,8 +1,6 @@
 """Write each named evaluator as raw int32s for the sanitizer driver (csrc/tests/core_check.c).
 
-    python csrc/tests/dump_evaluators.py OUTDIR [NAME ...]    (default: every evaluator by_name knows,
-                                                               and a random piece network with region
-                                                               patterns, layout version 4)
+    python csrc/tests/dump_evaluators.py OUTDIR [NAME ...]    (default: every evaluator by_name knows)
 
 One file per evaluator, OUTDIR/NAME.eval: kind, nweights, 64 weights, 32 man_table,
 32 king_table, ndata, then the data words.
@@ -15,24 +13,10 @@ from array import array
 from pathlib import Path
 
 from engine import evaluators
-from engine.core import EVAL_PIECENET, EvalSpec
-from engine.named_evaluator import Evaluator
 
 
-def random_patterns() -> Evaluator:
-    """A piece network with region patterns (none ships yet), its pattern table random."""
-    import numpy as np
-
-    from engine.learners import piece_net
-
-    p = piece_net.init_params(len(piece_net.PHASE_EDGES) + 1, 5, patterns=True)
-    p["p1"] = (np.random.default_rng(5).standard_normal(p["p1"].shape) * 0.05).astype(np.float32)
-    data = piece_net.quantize(p, piece_net.phase_table())
-    return Evaluator("random-patterns", EvalSpec(EVAL_PIECENET, data=tuple(data)))
-
-
-def dump(name: str, out: Path, evaluator: Evaluator | None = None) -> Path:
-    spec = (evaluator or evaluators.by_name(name)).spec
+def dump(name: str, out: Path) -> Path:
+    spec = evaluators.by_name(name).spec
     words = array("i", [spec.kind, len(spec.weights)])
     words.extend(list(spec.weights) + [0] * (64 - len(spec.weights)))
     words.extend(list(spec.man_table) or [0] * 32)
@@ -49,8 +33,6 @@ def main(argv: list[str]) -> int:
     out.mkdir(parents=True, exist_ok=True)
     for name in argv[1:] or evaluators.available():
         print(dump(name, out))
-    if not argv[1:]:
-        print(dump("random-patterns", out, random_patterns()))
     return 0
 
 
