@@ -16,7 +16,7 @@ import sys
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import core, piece_net_layout
 from engine.board import Board
@@ -84,7 +84,7 @@ def _texel_2026_11() -> Evaluator:
 
 BUILTIN: dict[str, Callable[[], Evaluator]] = {
     "material": lambda: MATERIAL,
-    "default": lambda: DEFAULT,
+    "default": lambda: _default_network(),
     "samuel-1959": lambda: SAMUEL_1959,
     "samuel-rote": lambda: SAMUEL_ROTE,
     "default-2026-11": _default_2026_11,
@@ -151,7 +151,10 @@ def _unpack_words(text: str) -> tuple[int, ...]:
     words = array.array("i", raw)
     if sys.byteorder != "little":
         words.byteswap()
-    return tuple(words)
+    # One int object per distinct value, not per word: a pattern network's 3.8 M words hold a few
+    # thousand values, so its tuple takes 30 MB where one object a word took 140 MB.
+    distinct = {w: w for w in set(words)}
+    return tuple(map(distinct.__getitem__, words))
 
 
 def to_dict(evaluator: Evaluator) -> dict[str, Any]:
@@ -190,7 +193,7 @@ def from_dict(d: Mapping[str, Any], source: str = "evaluator") -> Evaluator:
             raise OptionError(f"{source}: not a usable network: {problem}")
     if kind == core.EVAL_PIECENET:
         spec = dataclasses.replace(spec, data=tuple(piece_net_layout.upgrade(spec.data)))
-        problem = PIECENET_PROBLEMS.get(core.piecenet_check(spec.data))
+        problem = PIECENET_PROBLEMS.get(spec.piecenet_code)
         if problem is not None:
             raise OptionError(f"{source}: not a usable piece network: {problem}")
     return Evaluator(str(d["name"]), spec, dict(d.get("meta", {})))
@@ -217,17 +220,33 @@ def load(path: str | Path) -> Evaluator:
     return from_dict(d, str(source))
 
 
-DEFAULT_NETWORK = "piece-net-t6-m75"
+DEFAULT_NETWORK = "piece-net-r8-pat"
 """The shipped learned evaluator that ``default`` plays with (docs/piece-net.md)."""
 
 
-def _default() -> Evaluator:
+@functools.cache
+def default() -> Evaluator:
+    """The engine's evaluator: a piece-square network (since 2026-11-26; before it, texel-2026-11).
+
+    Read on first use, not at import: a network with region patterns costs a process 0.3 s and
+    tens of MB, which a process that plays another evaluator (or none) should not pay."""
     shipped = load(LEARNED_DIR / f"{DEFAULT_NETWORK}.json")
     return Evaluator("default", shipped.spec, {**shipped.meta, "same_as": DEFAULT_NETWORK})
 
 
-DEFAULT: Evaluator = _default()
-"""The engine's evaluator: the piece-square network (since 2026-11-26; before it, texel-2026-11)."""
+def _default_network() -> Evaluator:
+    return default()  # a plain function: BUILTIN, above, names it before ``default`` is defined
+
+
+if TYPE_CHECKING:
+    DEFAULT: Evaluator
+    """``default()``, as a module attribute read on first use (PEP 562)."""
+
+
+def __getattr__(name: str) -> Any:
+    if name == "DEFAULT":
+        return default()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @functools.lru_cache(maxsize=32)

@@ -32,12 +32,14 @@ def width_of(data: Sequence[int]) -> int:
     return int(data[3])
 
 
-def upgrade(data: Sequence[int]) -> list[int]:
-    """A version-1 or version-2 network in today's layout (width 64), else ``data`` unchanged.
+def upgrade(data: Sequence[int]) -> Sequence[int]:
+    """A version-1 or version-2 network in today's layout (width 64), else ``data`` itself.
 
     Version 1's 32 added first-layer nodes have zero weights and bias, so they clip to zero and
     the scores stay the same; version 2 only gains the width word in its header.
     """
+    if not data or data[0] not in (1, 2):
+        return data  # today's layout (or not a network): not copied, a pattern network has 3.8 M words
     d = [int(v) for v in data]
     if len(d) < OLD_HEADER or d[0] not in (1, 2) or not 1 <= d[1] <= core.PIECENET_MAX_PHASES:
         return d

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 from engine import core, timeman
 from engine.board import Board
 from engine.errors import GameOverError
-from engine.evaluators import DEFAULT, Evaluator
+from engine.evaluators import Evaluator, default
 from engine.limits import Limit
 from engine.move import Move
 from engine.opening_book import BookMove, OpeningBook
@@ -222,7 +222,7 @@ class Searcher:
 
     def __init__(
         self,
-        evaluator: Evaluator = DEFAULT,
+        evaluator: Evaluator | None = None,
         *,
         mode: Mode = Mode.PVS,
         hash_mb: int = HASH_DEFAULT_MB,
@@ -250,7 +250,7 @@ class Searcher:
         """0: always the book's best move; N: any book move within N centi-men of it, at random."""
         self.book_random = random.Random(book_seed)
         self.contempt = contempt
-        self.set_evaluator(evaluator)
+        self.set_evaluator(evaluator or default())
 
     @property
     def evaluator(self) -> Evaluator:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from engine import core
 from engine.board import Board
-from engine.evaluators import DEFAULT, Evaluator
+from engine.evaluators import Evaluator, default
 from engine.game import GameRecord, play_game
 from engine.learners.rote_store import AgePolicy, MergeResult, Observation, RoteStore, StoreStats
 from engine.limits import Limit
@@ -243,7 +243,7 @@ def self_play(
     *,
     depth: int = 3,
     mode: Mode = Mode.SAMUEL,
-    evaluator: Evaluator = DEFAULT,
+    evaluator: Evaluator | None = None,
     opening_plies: int = 4,
     max_plies: int = 200,
     seed: int | None = None,
@@ -260,7 +260,7 @@ def self_play(
     game's record.
     """
     rng = random.Random(seed)
-    searcher = Searcher(evaluator, mode=mode, hash_mb=hash_mb, rote=memory)
+    searcher = Searcher(evaluator or default(), mode=mode, hash_mb=hash_mb, rote=memory)
     limit = Limit(depth=depth)
     for number in range(1, games + 1):
         searcher.new_game()
