@@ -206,5 +206,6 @@ def test_a_wider_network_trains_with_self_play_and_a_search_teacher(tmp_path: Pa
                         "--teacher-depth", "2", "--width", "256", "--epochs", "1", "--batch", "256",
                         "--out", str(out), "--cache-dir", str(tmp_path / "cache")]) == 0
     meta = evaluators.load(out).meta
-    assert meta["layers"].startswith("120 -> 256 ->") and meta["teacher_source"] == "search:default@2"
+    assert meta["layers"].startswith("120 -> 256 ->") and meta["teacher_source"] == (
+        f"search:default={evaluators.DEFAULT_NETWORK}@2")  # the network `default` plays, named
     assert "selfplay.pdn" in meta["source"]

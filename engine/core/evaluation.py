@@ -80,6 +80,10 @@ class EvalSpec:
         """``ckr_piecenet_check`` of ``data`` (0: usable), asked once per spec."""
         return int(lib.ckr_piecenet_check(self.c_data, len(self.data)))
 
+    def __getstate__(self) -> dict[str, Any]:
+        # The C words are this process's (and cannot be pickled): a copy sent to a worker makes its own.
+        return {k: v for k, v in self.__dict__.items() if k not in ("c_data", "piecenet_code")}
+
 
 class _EvalBuffers:
     """A ``ckr_eval`` and the data buffer it points into, kept alive together."""

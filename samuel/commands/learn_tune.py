@@ -214,7 +214,10 @@ def run_net(args: argparse.Namespace, out: Path) -> int:
             from engine.learners import search_labels
 
             teacher_ev = evaluators.by_name(args.teacher_eval)
-            teacher_source = f"search:{teacher_ev.name}@{args.teacher_depth}"
+            # `default` names the network it plays, so a resumed run never mixes two defaults' labels
+            same_as = teacher_ev.meta.get("same_as")
+            teacher_name = f"{teacher_ev.name}={same_as}" if same_as else teacher_ev.name
+            teacher_source = f"search:{teacher_name}@{args.teacher_depth}"
             data.searched = search_labels.label(
                 data.rows, teacher_ev, args.teacher_depth, workers=args.teacher_workers,
                 pool=_label_pool(args), cache_dir=args.cache_dir,
