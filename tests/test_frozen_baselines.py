@@ -26,7 +26,7 @@ def test_default_2026_12_is_the_piece_network_of_2026_11_28() -> None:
 
 
 def test_default_plays_the_region_pattern_network() -> None:
-    """``default`` is the shipped network piece-net-r8-pat (since 2026-11-30: +47 Elo over
+    """``default`` is the shipped network piece-net-r8-pat (since 2026-11-29: +47 Elo over
     piece-net-t6-m75 at 0.1 s a move, docs/teaching.md "Round 8"), weight for weight, and no longer
     the frozen baseline's.  The network before it stays shipped, unchanged, under its own name."""
     default = evaluators.by_name("default")
