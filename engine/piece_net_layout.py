@@ -41,7 +41,7 @@ def upgrade(data: Sequence[int]) -> Sequence[int]:
     if not data or data[0] not in (1, 2):
         return data  # today's layout (or not a network): not copied, a pattern network has 3.8 M words
     d = [int(v) for v in data]
-    if len(d) < OLD_HEADER or d[0] not in (1, 2) or not 1 <= d[1] <= core.PIECENET_MAX_PHASES:
+    if len(d) < OLD_HEADER or not 1 <= d[1] <= core.PIECENET_MAX_PHASES:
         return d
     phases, old_h1 = d[1], OLD_H1 if d[0] == 1 else V2_H1
     old_size = _body_size(phases, old_h1)
