@@ -1,7 +1,8 @@
 /* search_pvs.c -- the modern search (CKR_MODE_PVS): principal-variation
  * search with the transposition table, hash-move/killer/history ordering,
  * late-move reductions, enhanced transposition cutoffs and a forced-capture
- * quiescence, driven from the root by aspiration windows or MTD(f). */
+ * quiescence, a static-score cut and ProbCut near the leaves, driven from the
+ * root by aspiration windows or MTD(f). */
 #include "search.h"
 
 /* Late-move reductions: one ply from the LMR_FIRST-th move (0-based), two from
@@ -22,7 +23,8 @@
 /* Candidates of docs/search-depth.md (issue 32), each a compile-time knob,
  * so that builds can be compared by Elo.  The defaults are the search of
  * 2026-11-28 except RFP_DEPTH, 5 since it measured +28 +- 38 Elo over 288
- * games at 0.1 s a move (-DRFP_DEPTH=0 builds the search before it).
+ * games at 0.1 s a move (-DRFP_DEPTH=0 builds the search before it), and
+ * PROBCUT_DEPTH, 6 since 2026-11-29 (-DPROBCUT_DEPTH=0 builds it without).
  * A "quiet" node below is one where neither side has a capture pending (a
  * capture is mandatory, so no candidate ever skips one).
  *
@@ -92,6 +94,21 @@
 #endif
 #ifndef RAZOR_MARGIN
 #define RAZOR_MARGIN 50
+#endif
+
+/* PROBCUT_DEPTH d: a non-PV node of depth >= d first searches itself
+ * PROBCUT_R plies shallower against a bound PROBCUT_MARGIN above beta, and
+ * returns when that search clears it (ProbCut, Buro 1995, in its one-search
+ * form; 0: off).  On since 2026-11-29 at depth 6, margin 100: +18.1 +- 17.0
+ * Elo over 288 games at 0.1 s a move (docs/search-depth.md). */
+#ifndef PROBCUT_DEPTH
+#define PROBCUT_DEPTH 6
+#endif
+#ifndef PROBCUT_R
+#define PROBCUT_R 4
+#endif
+#ifndef PROBCUT_MARGIN
+#define PROBCUT_MARGIN 100
 #endif
 
 /* ASP_DELTA: the aspiration window's first half-width (widened threefold
@@ -251,6 +268,19 @@ static int pvs(ckr_engine *e, ckr_pos *p, int alpha, int beta, int depth, int pl
         if (RAZOR_DEPTH && depth <= RAZOR_DEPTH && s + RAZOR_MARGIN * depth <= alpha) {
             e->pvs.pruned++;
             return s;
+        }
+    }
+
+    if (PROBCUT_DEPTH && !is_pv && ply > 0 && depth >= PROBCUT_DEPTH && abs(beta) < CKR_DB_BOUND - 2 * PROBCUT_MARGIN) {
+        /* The moves at this ply are not generated yet, so the shallow search
+         * may use this ply's move list. */
+        int rb = beta + PROBCUT_MARGIN;
+        int v = pvs(e, p, rb - 1, rb, depth - PROBCUT_R, ply, floor);
+        if (e->aborted)
+            return 0;
+        if (v >= rb) {
+            e->pvs.pruned++;
+            return v;
         }
     }
 
