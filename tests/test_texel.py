@@ -21,14 +21,14 @@ PDN = DATA / "oca_first60.pdn"
 def test_baseline_evaluator_is_the_hand_set_default() -> None:
     """default-2026-11 plays exactly as the default did before tuning: its bench signature is the old
     default's (148292 at depth 7 with the search of 2026-11-26; 135228 with the static-score cut of
-    issue 32, 143051 since its margin went to 35: the search changed, not the weights); texel-2026-11
-    (the tuned linear default before the network) has the C core's built-in weights, and a linear
-    evaluator with them is the built-in one."""
+    issue 32, 143051 since its margin went to 35, 142530 with ProbCut: the search changed, not the
+    weights); texel-2026-11 (the tuned linear default before the network) has the C core's built-in
+    weights, and a linear evaluator with them is the built-in one."""
     from engine.bench import signature
 
     base = evaluators.by_name("default-2026-11")
     assert base.spec.kind == core.EVAL_LINEAR and len(base.spec.weights) == len(evaluators.FEATURE_NAMES)
-    assert signature(7, "default-2026-11", hash_mb=16)[0] == 143051
+    assert signature(7, "default-2026-11", hash_mb=16)[0] == 142530
     assert tuple(core.default_weights()) == evaluators.TEXEL_2026_11_WEIGHTS
     default = evaluators.linear([w / core.WEIGHT_ONE for w in core.default_weights()])
     rng = np.random.default_rng(3)
