@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -30,16 +31,26 @@ NEEDS_VENV = pytest.mark.skipif(shutil.which("bash") is None or not HAS_VENV,
                                 reason="needs bash and the tree's .venv")
 
 
+BENCH_DEPTH_7_WITHOUT_PROBCUT = 81742
+"""The bench signature at depth 7 before ProbCut was on (tests/test_bench_and_sanitize.py's history)."""
+
+
 @NEEDS_VENV
 def test_a_variant_is_built_with_its_define_and_searches_differently(tmp_path: Path) -> None:
-    variant = tmp_path / "razor2"
-    built = subprocess.run([str(REPO / "scripts" / "build-variant"), str(variant), "-DRAZOR_DEPTH=2"],
+    """-DPROBCUT_DEPTH=0 builds the search of the day before ProbCut: its bench signature is that
+    search's, and its node counts from the start differ from this tree's."""
+    variant = tmp_path / "no-probcut"
+    built = subprocess.run([str(REPO / "scripts" / "build-variant"), str(variant), "-DPROBCUT_DEPTH=0"],
                            capture_output=True, text=True, timeout=900)
     assert built.returncode == 0, built.stderr
-    assert "-DRAZOR_DEPTH=2" in built.stdout and (variant / "engine" / "_core.abi3.so").is_file()
+    assert "-DPROBCUT_DEPTH=0" in built.stdout and (variant / "engine" / "_core.abi3.so").is_file()
     ours, theirs = _depth_nodes(REPO, tmp_path), _depth_nodes(variant, tmp_path)
-    assert ours != theirs  # razoring cuts nodes: the define reached the compiler
+    assert ours != theirs  # the define reached the compiler
     assert _depth_nodes(REPO, tmp_path) == ours  # and a build's counts are its own, run after run
+    bench = subprocess.run([sys.executable, "-m", "samuel", "bench", "--quick", "--depth", "7"], cwd=tmp_path,
+                           env={**os.environ, "PYTHONPATH": str(variant)}, capture_output=True, text=True,
+                           check=True, timeout=300)
+    assert f"Bench: {BENCH_DEPTH_7_WITHOUT_PROBCUT}" in bench.stdout, bench.stdout
 
 
 @NEEDS_VENV
