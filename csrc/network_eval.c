@@ -86,7 +86,7 @@ int ckr_network_check(const int32_t *data, int64_t ndata)
 {
     if (!data || ndata < CKR_NETWORK_HEADER || data[0] != CKR_NETWORK_VERSION)
         return -1;
-    int size = ckr_network_size(data[1]);
+    int size = ckr_network_size(data[1] & ~CKR_NETWORK_EXACT);
     if (size == 0)
         return -2;
     if (data[2] != size || ndata != CKR_NETWORK_HEADER + size)
@@ -115,7 +115,7 @@ static float tail(const int32_t *w, const float *sum1, float diff)
     float out = num(b3, 0) + diff;
     for (int k = 0; k < H2; k++)
         out += fast_tanh(h2[k]) * num(w3, k);
-    return fast_tanh(out);
+    return out; /* before the output node's tanh */
 }
 
 /* The inputs from ``side``'s point of view: x[s] and their sum. */
@@ -166,17 +166,28 @@ static float spatial(const int32_t *w, const float *x, float diff)
     return tail(w1 + N_SUB * H1, sum1, diff);
 }
 
-double ckr_network_output(const ckr_eval *eval, const ckr_pos *pos, int side)
+double ckr_network_sum(const ckr_eval *eval, const ckr_pos *pos, int side)
 {
     const int32_t *d = eval->data;
     float x[N_SQ];
     float diff = inputs(pos, side, num(d, 3), x);
     const int32_t *w = d + CKR_NETWORK_HEADER;
-    return d[1] == CKR_NETWORK_SPATIAL ? spatial(w, x, diff) : blondie(w, x, diff);
+    int preset = d[1] & ~CKR_NETWORK_EXACT;
+    return preset == CKR_NETWORK_SPATIAL ? spatial(w, x, diff) : blondie(w, x, diff);
+}
+
+double ckr_network_output(const ckr_eval *eval, const ckr_pos *pos, int side)
+{
+    return fast_tanh((float)ckr_network_sum(eval, pos, side));
 }
 
 int ckr_network_value(const ckr_eval *eval, const ckr_pos *pos, int side)
 {
+    if (eval->data[1] & CKR_NETWORK_EXACT) {
+        double s = ckr_network_sum(eval, pos, side) * CKR_NETWORK_SCALE;
+        double bound = CKR_WIN_BOUND - 1;
+        return (int)lrint(s > bound ? bound : s < -bound ? -bound : s);
+    }
     return (int)lrint(ckr_network_output(eval, pos, side) * CKR_NETWORK_SCALE);
 }
 

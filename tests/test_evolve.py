@@ -12,7 +12,10 @@ from engine import core, evaluators
 from engine.bench import random_positions
 from engine.board import Board
 from engine.errors import OptionError
-from engine.learners.evolve import Evolution, EvolveConfig, mutate
+from engine.fen import START_FEN
+from engine.learners.evolve import Evolution, EvolveConfig, generations, mutate
+from engine.learners.evolve_games import GameJob, judged_at_cap, play
+from engine.learners.evolve_panel import FREEZE_EVERY, MATERIAL, generation_zero
 from engine.learners.network import Network, size, subsquares
 from engine.limits import Limit
 from engine.search import Mode, Searcher
@@ -30,6 +33,32 @@ def test_the_c_network_equals_the_reference(preset: str) -> None:
             assert c_value == pytest.approx(net.output(board, side), abs=1e-5)
         value = ev.evaluate(board)  # the plain evaluator: for the side to move
         assert value == round(core.NETWORK_SCALE * core.network_output(board.raw, ev.spec, board.turn))
+
+
+@pytest.mark.parametrize("preset", ["blondie", "spatial"])
+def test_exact_scores_are_the_output_sum_and_never_saturate(preset: str) -> None:
+    rng = np.random.default_rng(8)
+    rounded = Network.random(preset, rng, scale=0.6)
+    exact = Network(preset, rounded.weights, rounded.king, None, exact=True)
+    ev = exact.evaluator()
+    assert Network.from_evaluator(ev).exact and not Network.from_evaluator(rounded.evaluator()).exact
+    for board in random_positions(30, 9, max_plies=70):
+        for side in (0, 1):
+            total = core.network_sum(board.raw, ev.spec, side)
+            assert total == pytest.approx(exact.output_sum(board, side), abs=1e-4)
+            assert core.network_output(board.raw, ev.spec, side) == pytest.approx(exact.output(board, side),
+                                                                                   abs=1e-5)
+        assert abs(ev.evaluate(board) - exact.value(board, board.turn)) <= 1  # float32 against float64
+        total = core.network_sum(board.raw, ev.spec, board.turn)
+        assert ev.evaluate(board) == round(core.NETWORK_SCALE * total)
+    # Eight men against one: a paper-start network's rounded score is stuck at 1000, its exact one
+    # still tells the boards apart.
+    start = Network.random(preset, rng)
+    boards = [Board(f"B:W32:B1,2,3,4,5,6,7,{last}") for last in (8, 9, 10, 11)]
+    assert {start.evaluator().evaluate(b) for b in boards} == {1000}
+    exact_start = Network(preset, start.weights, start.king, None, exact=True).evaluator()
+    values = {exact_start.evaluate(b) for b in boards}
+    assert len(values) == 4 and min(values) > 4000
 
 
 def test_sizes_and_sub_squares() -> None:
@@ -149,6 +178,65 @@ def test_a_modern_generation_uses_ballot_pairs_and_a_hall_of_fame() -> None:
     assert any(p.black < 0 or p.white < 0 for p in later)  # the champion is drawn as an opponent
 
 
+def test_a_capped_game_is_adjudicated_on_pieces_only_when_asked() -> None:
+    two_ahead, one_ahead = Board("W:W32:B1,2,3"), Board("W:W31,32:B1,2,3")
+    assert judged_at_cap(0, 200)(two_ahead).result == "1/2-1/2"
+    win = judged_at_cap(2, 200)(two_ahead)
+    assert win.result == "1-0" and win.termination.value == "adjudicated-win"
+    assert "2 pieces ahead" in win.detail
+    assert judged_at_cap(2, 200)(one_ahead).result == "1/2-1/2"
+    assert judged_at_cap(1, 200)(Board("B:W5,6,7:B27")).result == "0-1"
+    net = Network.random("blondie", np.random.default_rng(2))
+    capped = play(GameJob(net, MATERIAL, START_FEN, depth=1, max_moves=3, adjudicate=1))
+    assert capped.plies == 6 and capped.result == "1/2-1/2"  # nobody is a piece ahead after three moves
+
+
+PANEL = EvolveConfig(parents=3, games=1, depth=1, max_moves=12, seed=11, panel_every=1, panel_pairs=1,
+                     panel_gen0=1)
+BALLOTS = ["B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12",
+           "W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,12,15"]
+
+
+def test_the_panel_is_fixed_and_chooses_and_freezes_champions(tmp_path: Path) -> None:
+    run = Evolution.start(PANEL)
+    gen0 = generation_zero(PANEL)
+    assert all(np.array_equal(a.weights, b.weights) for a, b in zip(gen0, run.parents, strict=True))
+    for entry in generations(run, FREEZE_EVERY, panel_openings=BALLOTS, save_to=tmp_path / "run"):
+        point = [r for r in run.panel.results if r.generation == entry.generation]
+        assert [r.opponent for r in point][:2] == [MATERIAL, "generation 0 #1"]
+        assert all(r.games == 2 for r in point)  # one ballot pair each
+    assert len(run.panel.frozen) == 1 and run.panel.frozen[0][0] == FREEZE_EVERY
+    assert run.panel.frozen[0][1].sigma is None  # frozen: it no longer evolves
+    best, how = run.chosen()
+    assert best is run.panel.champion and how.startswith("panel (generation ")
+    scores = {r.generation: r for r in run.panel.results if r.opponent == MATERIAL}
+    assert run.panel.champion_generation in scores
+    resumed = Evolution.load(tmp_path / "run")
+    assert resumed.panel.results == run.panel.results
+    assert resumed.panel.champion_generation == run.panel.champion_generation
+    assert resumed.panel.champion is not None and run.panel.champion is not None
+    assert np.array_equal(resumed.panel.champion.weights, run.panel.champion.weights)
+    names = [name for name, _p, _f in resumed.panel.opponents(PANEL)]
+    assert names == [MATERIAL, "generation 0 #1", f"champion of generation {FREEZE_EVERY}"]
+    # the panel draws nothing at random: the run goes on as one without it would
+    plain = Evolution.start(EvolveConfig(parents=3, games=1, depth=1, max_moves=12, seed=11, panel_every=0))
+    list(generations(plain, FREEZE_EVERY))
+    assert [e.best for e in plain.log] == [e.best for e in run.log] and not plain.panel.results
+    assert plain.chosen()[1].startswith("points")
+
+
+def test_exact_scores_and_adjudication_carry_through_a_run(tmp_path: Path) -> None:
+    config = EvolveConfig(parents=3, games=1, depth=1, max_moves=8, seed=5, scores="exact", adjudicate=1)
+    run = Evolution.start(config)
+    run.step()
+    run.save(tmp_path / "run")
+    assert all(p.exact for p in Evolution.load(tmp_path / "run").parents)
+    with pytest.raises(OptionError, match="unknown network scores"):
+        EvolveConfig(scores="fuzzy")
+    with pytest.raises(OptionError, match="adjudicate must not be negative"):
+        EvolveConfig(adjudicate=-1)
+
+
 def test_a_corrupt_or_missing_state_is_named(tmp_path: Path) -> None:
     with pytest.raises(OptionError, match="no saved evolution"):
         Evolution.load(tmp_path / "nothing")
@@ -173,9 +261,19 @@ def test_the_command_runs_resumes_and_leaves_a_usable_champion(tmp_path: Path,
     assert (out / "evolution.png").stat().st_size > 1000
     champion = evaluators.load(out / "champion.json")
     assert champion.spec.kind == core.EVAL_NETWORK and champion.meta["generation"] == 2
+    assert champion.meta["chosen by"] == "points (generation 2)"  # no panel point yet
     assert main(["analyse", "--eval", str(out / "champion.json"), "--mode", "fogel", "--depth", "2"]) == 0
     assert "bestmove" in capsys.readouterr().out
     assert main([*args[:-2], "--out", str(out), "--preset", "modern"]) == 2  # other settings: refused
+    paneled = tmp_path / "paneled"
+    assert main([*args[:-2], "--out", str(paneled), "--panel-every", "1", "--panel-pairs", "1",
+                 "--panel-gen0", "1", "--scores", "exact", "--adjudicate", "2"]) == 0
+    lines = [json.loads(line) for line in (paneled / "panel.jsonl").read_text().splitlines()]
+    assert [(r["generation"], r["opponent"]) for r in lines] == [(1, "material"), (1, "generation 0 #1")]
+    assert all(r["wins"] + r["draws"] + r["losses"] == 2 for r in lines)
+    assert (paneled / "panel.png").stat().st_size > 1000
+    chosen = evaluators.load(paneled / "champion.json")
+    assert chosen.meta["chosen by"] == "panel (generation 1)" and Network.from_evaluator(chosen).exact
 
 
 @pytest.mark.slow

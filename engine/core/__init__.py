@@ -73,12 +73,14 @@ from engine.core.evaluation import (
     _new_eval as _new_eval,
 )
 from engine.core.network import (
+    NETWORK_EXACT,
     NETWORK_HEADER,
     NETWORK_SCALE,
     network_bench,
     network_check,
     network_output,
     network_size,
+    network_sum,
 )
 from engine.core.piecenet import (
     PIECENET_H1,
@@ -200,6 +202,7 @@ __all__ = [
     "MODE_SAMUEL",
     "MODE_SHANNON_A",
     "MODE_SHANNON_B",
+    "NETWORK_EXACT",
     "NETWORK_HEADER",
     "NETWORK_SCALE",
     "PIECENET_H1",
@@ -255,6 +258,7 @@ __all__ = [
     "network_check",
     "network_output",
     "network_size",
+    "network_sum",
     "perft",
     "piecenet_acc_check",
     "piecenet_check",

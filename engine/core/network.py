@@ -11,6 +11,7 @@ from engine.core.position import RawPosition, _new_pos
 
 NETWORK_HEADER: int = lib.CKR_NETWORK_HEADER
 NETWORK_SCALE: int = lib.CKR_NETWORK_SCALE
+NETWORK_EXACT: int = lib.CKR_NETWORK_EXACT
 
 
 def network_size(preset: int) -> int:
@@ -28,6 +29,12 @@ def network_output(raw: RawPosition, spec: EvalSpec, side: int) -> float:
     """The network's output in [-1, 1] for ``side`` (0 Black, 1 White)."""
     buffers = _new_eval(spec)
     return float(lib.ckr_network_output(buffers.ev, _new_pos(raw), int(side)))
+
+
+def network_sum(raw: RawPosition, spec: EvalSpec, side: int) -> float:
+    """The output node's sum before its tanh, for ``side`` (what an exact-score network scores)."""
+    buffers = _new_eval(spec)
+    return float(lib.ckr_network_sum(buffers.ev, _new_pos(raw), int(side)))
 
 
 def network_bench(spec: EvalSpec, positions: Sequence[RawPosition], rounds: int) -> tuple[int, float]:

@@ -20,29 +20,23 @@ from __future__ import annotations
 
 import json
 import math
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from engine.board import Board
 from engine.errors import OptionError
 from engine.fen import START_FEN
-from engine.game import GameRecord, play_game
+from engine.learners.evolve_games import GameJob, play_all
+from engine.learners.evolve_panel import Panel
 from engine.learners.network import K_RANGE, Network, size
-from engine.limits import Limit
-from engine.move import Move
 from engine.replacing import replacing
-from engine.runner import move_to_play
-from engine.search import Mode, Searcher
-from engine.types import BLACK, WHITE
 
 PRESETS = ("paper", "modern")
+SCORES = ("rounded", "exact")
 POINTS = {"win": 1, "draw": 0, "loss": -2}
 STATE_FILE = "state.npz"
 META_FILE = "state.json"
@@ -62,14 +56,30 @@ class EvolveConfig:
     seed: int = 1
     hall_of_fame: int = 10
     """modern: how many earlier champions stay as opponents."""
+    scores: str = "rounded"
+    """rounded: 1000 x the network's output, rounded (ours of the paper); exact: the output node's
+    sum, which orders moves as the float outputs do and never saturates."""
+    adjudicate: int = 0
+    """At the move cap a side this many pieces ahead wins (0: the cap draws, as in the paper)."""
+    panel_every: int = 10
+    """Generations between panel points (0: no panel); see evolve_panel.py."""
+    panel_pairs: int = 12
+    """Ballot pairs the best plays against each panel opponent."""
+    panel_gen0: int = 3
+    """Generation 0's players on the panel."""
 
     def __post_init__(self) -> None:
         if self.preset not in PRESETS:
             raise OptionError(f"unknown evolution preset {self.preset!r}; choose from {', '.join(PRESETS)}")
+        if self.scores not in SCORES:
+            raise OptionError(f"unknown network scores {self.scores!r}; choose from {', '.join(SCORES)}")
         size(self.network)  # names the presets when it is unknown
-        for name in ("parents", "games", "depth", "max_moves"):
+        for name in ("parents", "games", "depth", "max_moves", "panel_pairs"):
             if getattr(self, name) < 1:
                 raise OptionError(f"{name} must be at least 1, got {getattr(self, name)}")
+        for name in ("adjudicate", "panel_every", "panel_gen0"):
+            if getattr(self, name) < 0:
+                raise OptionError(f"{name} must not be negative, got {getattr(self, name)}")
 
     @property
     def tau(self) -> float:
@@ -111,31 +121,7 @@ def mutate(parent: Network, rng: np.random.Generator, tau: float) -> Network:
     sigma = parent.sigma * np.exp(tau * rng.standard_normal(parent.sigma.size))
     weights = parent.weights + sigma * rng.standard_normal(parent.weights.size)
     king = float(np.clip(parent.king * math.exp(rng.standard_normal() / math.sqrt(2.0)), *K_RANGE))
-    return Network(parent.preset, weights, king, sigma)
-
-
-class _Players:
-    """Two searchers a worker thread reuses from game to game (the network is set per game)."""
-
-    def __init__(self, depth: int) -> None:
-        self.limit = Limit(depth=depth)
-        self.searchers = {color: Searcher(mode=Mode.FOGEL, hash_mb=1) for color in (BLACK, WHITE)}
-
-
-def play_pairing(black: Network, white: Network, fen: str, depth: int, max_moves: int, draws: bool,
-                 players: _Players | None = None) -> GameRecord:
-    """One game between two networks at their search; the result from Black's side."""
-    players = players or _Players(depth)
-    for color, net in ((BLACK, black), (WHITE, white)):
-        players.searchers[color].set_evaluator(net.evaluator())
-        players.searchers[color].new_game()
-
-    def chooser(color: int) -> Callable[[Board], Move]:
-        searcher = players.searchers[color]
-        return lambda b: move_to_play(b, searcher.search(b, players.limit))
-
-    return play_game(Board(fen), {BLACK: chooser(BLACK), WHITE: chooser(WHITE)}, max_plies=2 * max_moves,
-                     draws=draws)
+    return Network(parent.preset, weights, king, sigma, parent.exact)
 
 
 @dataclass
@@ -148,11 +134,13 @@ class Evolution:
     generation: int = 0
     hall: list[Network] = field(default_factory=list)
     log: list[GenerationLog] = field(default_factory=list)
+    panel: Panel = field(default_factory=Panel)
 
     @classmethod
     def start(cls, config: EvolveConfig) -> Evolution:
         rng = np.random.default_rng(config.seed)
-        parents = [Network.random(config.network, rng) for _ in range(config.parents)]
+        exact = config.scores == "exact"
+        parents = [Network.random(config.network, rng, exact=exact) for _ in range(config.parents)]
         return cls(config, parents, rng)
 
     # ---- one generation ----
@@ -188,8 +176,9 @@ class Evolution:
             return pool[i] if i >= 0 else self.hall[-i - 1]
 
         draws = c.preset == "modern"
-        jobs = [(net(g.black), net(g.white), g.fen, c.depth, c.max_moves, draws) for g in games]
-        results = _play_all(jobs, executor, on_game)
+        jobs = [GameJob(net(g.black), net(g.white), g.fen, c.depth, c.max_moves, draws, c.adjudicate)
+                for g in games]
+        results = play_all(jobs, executor, on_game)
         points = np.zeros(len(pool), dtype=np.int64)
         tally = {"win": 0, "draw": 0, "loss": 0}
         for g, record in zip(games, results, strict=True):
@@ -204,7 +193,8 @@ class Evolution:
         self.parents = [pool[i] for i in order[: c.parents]]
         best = self.parents[0]
         if c.preset == "modern":
-            self.hall = [Network(best.preset, best.weights.copy(), best.king), *self.hall][: c.hall_of_fame]
+            self.hall = [Network(best.preset, best.weights.copy(), best.king, None, best.exact),
+                         *self.hall][: c.hall_of_fame]
         self.generation += 1
         sigmas = np.concatenate([p.sigma for p in self.parents if p.sigma is not None])
         entry = GenerationLog(
@@ -218,7 +208,14 @@ class Evolution:
         return entry
 
     def champion(self) -> Network:
+        """The first parent: the most points in the last generation."""
         return self.parents[0]
+
+    def chosen(self) -> tuple[Network, str]:
+        """The run's champion and how it was chosen: by the panel once it has measured one."""
+        if self.panel.champion is not None:
+            return self.panel.champion, f"panel (generation {self.panel.champion_generation})"
+        return self.champion(), f"points (generation {self.generation})"
 
     # ---- saving and resuming ----
 
@@ -231,9 +228,12 @@ class Evolution:
             arrays[f"s{i}"] = p.sigma if p.sigma is not None else np.zeros(0)
         for i, h in enumerate(self.hall):
             arrays[f"h{i}"] = h.weights
+        panel_arrays, panel_meta = self.panel.saved()
+        arrays.update(panel_arrays)
         meta = {"config": asdict(self.config), "generation": self.generation,
                 "kings": [p.king for p in self.parents], "hall_kings": [h.king for h in self.hall],
-                "rng": self.rng.bit_generator.state, "log": [asdict(e) for e in self.log]}
+                "rng": self.rng.bit_generator.state, "log": [asdict(e) for e in self.log],
+                "panel": panel_meta}
         # The state first, then its meta: a failure in either leaves no temporary file.
         with replacing(folder / STATE_FILE, ".tmp.npz") as tmp:
             np.savez(tmp, **arrays)  # type: ignore[arg-type]  # numpy's stub lets **arrays meet allow_pickle
@@ -247,12 +247,14 @@ class Evolution:
         try:
             meta = json.loads(meta_path.read_text())
             config = EvolveConfig(**meta["config"])
+            exact = config.scores == "exact"
             with np.load(state_path) as arrays:
                 parents = [Network(config.network, arrays[f"w{i}"].astype(np.float64), float(k),
-                                   arrays[f"s{i}"].astype(np.float64))
+                                   arrays[f"s{i}"].astype(np.float64), exact)
                            for i, k in enumerate(meta["kings"])]
-                hall = [Network(config.network, arrays[f"h{i}"].astype(np.float64), float(k))
+                hall = [Network(config.network, arrays[f"h{i}"].astype(np.float64), float(k), None, exact)
                         for i, k in enumerate(meta["hall_kings"])]
+                panel = Panel.restored(arrays, meta.get("panel"), config)
             rng = np.random.default_rng()
             rng.bit_generator.state = meta["rng"]
             log = [GenerationLog(**e) for e in meta["log"]]
@@ -263,7 +265,7 @@ class Evolution:
         if len(parents) != config.parents:
             raise OptionError(f"{folder}: the saved evolution is corrupt ({len(parents)} parents, "
                               f"{config.parents} expected)")
-        return cls(config, parents, rng, int(meta["generation"]), hall, log)
+        return cls(config, parents, rng, int(meta["generation"]), hall, log, panel)
 
 
 def _points(result: str) -> tuple[int, int]:
@@ -274,44 +276,16 @@ def _points(result: str) -> tuple[int, int]:
     return POINTS["draw"], POINTS["draw"]
 
 
-_LOCAL = threading.local()
-
-
-def play_job(job: tuple[Any, ...]) -> GameRecord:
-    """One game of a generation (a module-level function, so a pool or Ray can ship it); a worker
-    thread reuses its two searchers from game to game."""
-    players = getattr(_LOCAL, "players", None)
-    if players is None or players.limit.depth != job[3]:
-        players = _LOCAL.players = _Players(job[3])
-    black, white, fen, depth, max_moves, draws = job
-    return play_pairing(black, white, fen, depth, max_moves, draws, players=players)
-
-
-def _play_all(jobs: list[tuple[Any, ...]], executor: Executor | None,
-              on_game: Callable[[int, int], None] | None) -> list[GameRecord]:
-    """The generation's games, in order; on worker threads when an executor is given (the C
-    search releases the GIL, so two threads use two cores)."""
-    results: list[GameRecord] = []
-    if executor is None:
-        for job in jobs:
-            results.append(play_job(job))
-            if on_game:
-                on_game(len(results), len(jobs))
-        return results
-    futures = [executor.submit(play_job, job) for job in jobs]
-    for done, fut in enumerate(futures, start=1):
-        results.append(fut.result())
-        if on_game:
-            on_game(done, len(jobs))
-    return results
-
-
 def generations(evolution: Evolution, count: int, *, openings: Sequence[str] = (START_FEN,),
-                executor: Executor | None = None, save_to: Path | None = None,
+                panel_openings: Sequence[str] = (START_FEN,), executor: Executor | None = None,
+                save_to: Path | None = None,
                 on_game: Callable[[int, int], None] | None = None) -> Iterator[GenerationLog]:
-    """Run ``count`` more generations, saving after each (so a kill loses at most one)."""
+    """Run ``count`` more generations, measuring the panel when it is due and saving after each (so
+    a kill loses at most one generation and its panel point)."""
     for _ in range(count):
         entry = evolution.step(openings, executor, on_game)
+        if evolution.panel.due(evolution.config, evolution.generation):
+            evolution.panel.measure(evolution, panel_openings, executor)
         if save_to is not None:
             evolution.save(save_to)
         yield entry

@@ -60,6 +60,9 @@ class Network:
     king: float = 2.0
     sigma: np.ndarray | None = None
     """One step size per weight (self-adaptive mutation); None for a network that no longer evolves."""
+    exact: bool = False
+    """Score by the output node's sum before its tanh (an order-exact float score that never
+    saturates) instead of 1000 x the output rounded (csrc/ckr_network.h)."""
 
     def __post_init__(self) -> None:
         want = size(self.preset)
@@ -72,17 +75,18 @@ class Network:
 
     @classmethod
     def random(cls, preset: str, rng: np.random.Generator, *, scale: float = 0.2, sigma: float = 0.05,
-               king: float = 2.0) -> Network:
+               king: float = 2.0, exact: bool = False) -> Network:
         """The paper's start: weights and biases U(-0.2, 0.2), every sigma 0.05, K = 2."""
         n = size(preset)
-        return cls(preset, rng.uniform(-scale, scale, n), king, np.full(n, sigma))
+        return cls(preset, rng.uniform(-scale, scale, n), king, np.full(n, sigma), exact)
 
     # ---- to and from the engine ----
 
     def data(self) -> tuple[int, ...]:
         """The C evaluator's words: header, then the numbers as float32 bit patterns."""
         numbers = np.concatenate([[self.king], self.weights]).astype(np.float32).view(np.int32)
-        header = (core.lib.CKR_NETWORK_VERSION, PRESETS[self.preset], size(self.preset))
+        preset = PRESETS[self.preset] | (core.NETWORK_EXACT if self.exact else 0)
+        header = (core.lib.CKR_NETWORK_VERSION, preset, size(self.preset))
         return header + tuple(int(v) for v in numbers)
 
     def evaluator(self, name: str = "network", meta: Mapping[str, Any] | None = None) -> Evaluator:
@@ -94,11 +98,12 @@ class Network:
         data = evaluator.spec.data
         if evaluator.spec.kind != core.EVAL_NETWORK or len(data) < core.NETWORK_HEADER:
             raise OptionError(f"evaluator {evaluator.name!r} is not a network")
-        preset = next((k for k, v in PRESETS.items() if v == data[1]), None)
+        exact = bool(data[1] & core.NETWORK_EXACT)
+        preset = next((k for k, v in PRESETS.items() if v == data[1] & ~core.NETWORK_EXACT), None)
         if preset is None:
             raise OptionError(f"evaluator {evaluator.name!r}: unknown network preset {data[1]}")
         numbers = np.array(data[3:], dtype=np.int32).view(np.float32).astype(np.float64)
-        return cls(preset, numbers[1:], float(numbers[0]))
+        return cls(preset, numbers[1:], float(numbers[0]), exact=exact)
 
     # ---- the reference ----
 
@@ -117,6 +122,17 @@ class Network:
     def output(self, board: Board, side: int) -> float:
         """The network's output for ``side``, computed here in float64 from the float32 numbers the
         C evaluator reads (the same rational tanh)."""
+        return float(pade_tanh(self.output_sum(board, side)))
+
+    def value(self, board: Board, side: int) -> int:
+        """The integer score the search uses for ``side`` (rounded output, or exact: the sum)."""
+        if self.exact:
+            bound = core.lib.CKR_WIN_BOUND - 1
+            return round(min(bound, max(-bound, core.NETWORK_SCALE * self.output_sum(board, side))))
+        return round(core.NETWORK_SCALE * self.output(board, side))
+
+    def output_sum(self, board: Board, side: int) -> float:
+        """The output node's sum before its tanh, for ``side``."""
         w = self.weights.astype(np.float32).astype(np.float64)
         x = self.inputs(board, side)
         if self.preset == "spatial":
@@ -137,7 +153,7 @@ class Network:
             rest[H1 + H1 * H2:H1 + H1 * H2 + H2], rest[H1 + H1 * H2 + H2:H1 + H1 * H2 + 2 * H2], rest[-1]
         h1 = pade_tanh(first @ w1 + b1)
         h2 = pade_tanh(h1 @ w2 + b2)
-        return float(pade_tanh(h2 @ w3 + b3 + x.sum()))
+        return float(h2 @ w3 + b3 + x.sum())
 
 
 def pade_tanh(x: Any) -> Any:

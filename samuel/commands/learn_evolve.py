@@ -4,9 +4,13 @@
 
 Writes OUT/state.npz and OUT/state.json after every generation (run the same command again to go
 on after a kill: the run continues exactly as it would have), OUT/generations.jsonl (best and mean
-points, sigma, K, the largest weight, W/D/L, seconds), OUT/evolution.png (those curves) and
-OUT/champion.json, an evaluator usable everywhere (``--eval OUT/champion.json``, the protocols'
-evaluator option, ``samuel match --engine eval=OUT/champion.json mode=fogel``).
+points, sigma, K, the largest weight, W/D/L, seconds), OUT/evolution.png (those curves),
+OUT/panel.jsonl and OUT/panel.png (the learning curve: every --panel-every generations the best
+against a fixed panel of `material`, generation 0's players and frozen earlier champions, over
+ballot pairs at the evolution's depth) and OUT/champion.json, the best the panel chose (the last
+generation's first parent before the first panel point): an evaluator usable everywhere
+(``--eval OUT/champion.json``, the protocols' evaluator option,
+``samuel match --engine eval=OUT/champion.json mode=fogel``).
 """
 
 from __future__ import annotations
@@ -19,11 +23,11 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from samuel.argtypes import positive_int
+from samuel.argtypes import nonnegative_int, positive_int
 from samuel.outputs import check_output_dir, output_dir, replacing
 
 if TYPE_CHECKING:
-    from engine.learners.evolve import EvolveConfig, GenerationLog
+    from engine.learners.evolve import Evolution, EvolveConfig, GenerationLog
 
 DEFAULT_OUT = Path("out") / "evolve"
 
@@ -45,6 +49,18 @@ def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type
                    help="games each player starts a generation (default: 5; modern: ballot pairs)")
     p.add_argument("--max-moves", type=positive_int, default=100,
                    help="a draw after this many moves each (default: 100)")
+    p.add_argument("--scores", choices=("rounded", "exact"), default="rounded",
+                   help="rounded: 1000 x the network's output as an integer (saturates from about five "
+                        "men ahead); exact: the output node's sum, ordered as the float outputs "
+                        "(default: %(default)s)")
+    p.add_argument("--adjudicate", type=nonnegative_int, default=0, metavar="PIECES",
+                   help="at the move cap a side this many pieces ahead wins (default: 0, the cap draws)")
+    p.add_argument("--panel-every", type=nonnegative_int, default=10, metavar="N",
+                   help="play the best against the panel every N generations (0: never; default: 10)")
+    p.add_argument("--panel-pairs", type=positive_int, default=12, metavar="PAIRS",
+                   help="ballot pairs against each panel opponent (default: 12)")
+    p.add_argument("--panel-gen0", type=nonnegative_int, default=3, metavar="N",
+                   help="generation 0's players on the panel (default: 3)")
     p.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1,
                    help="games at once on this machine (default: the cores)")
     p.add_argument("--executor", choices=("local", "ray"), default="local",
@@ -60,11 +76,14 @@ def run(args: argparse.Namespace) -> int:
     from engine import evaluators
     from engine.fen import START_FEN
     from engine.learners.evolve import LOG_FILE, META_FILE, Evolution, EvolveConfig, generations
+    from engine.learners.evolve_panel import PANEL_FILE
     from matches.openings import ballot_deck
     from samuel.progress import progress
 
     config = EvolveConfig(preset=args.preset, network=args.network, seed=args.seed, depth=args.depth,
-                          parents=args.parents, games=args.games, max_moves=args.max_moves)
+                          parents=args.parents, games=args.games, max_moves=args.max_moves,
+                          scores=args.scores, adjudicate=args.adjudicate, panel_every=args.panel_every,
+                          panel_pairs=args.panel_pairs, panel_gen0=args.panel_gen0)
     check_output_dir(args.out, "--out")
     if (args.out / META_FILE).exists():
         evolution = Evolution.load(args.out)
@@ -75,14 +94,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"resuming {args.out} at generation {evolution.generation}")
     else:
         evolution = Evolution.start(config)
-    openings = [o.fen for o in ballot_deck("crossboard")] if config.preset == "modern" else [START_FEN]
+    ballots = [o.fen for o in ballot_deck("crossboard")]
+    openings = ballots if config.preset == "modern" else [START_FEN]
     executor = _executor(args)
     target = evolution.generation + args.generations
     try:
         with progress(console=None) as bar:
             task = bar.add_task(f"evolving ({config.preset}, {config.network})", total=args.generations)
-            for entry in generations(evolution, args.generations, openings=openings, executor=executor,
-                                     save_to=args.out):
+            for entry in generations(evolution, args.generations, openings=openings, panel_openings=ballots,
+                                     executor=executor, save_to=args.out):
                 with (args.out / LOG_FILE).open("a", encoding="utf-8") as log:
                     log.write(json.dumps(asdict(entry)) + "\n")
                 bar.update(task, advance=1)
@@ -90,20 +110,40 @@ def run(args: argparse.Namespace) -> int:
                     f"generation {entry.generation}/{target}: best {entry.best:+d}, mean {entry.mean:+.2f}, "
                     f"sigma {entry.sigma:.4f}, K {entry.king:.3f}, max |w| {entry.max_weight:.3f}, "
                     f"+{entry.wins} ={entry.draws} -{entry.losses}, {entry.seconds:.1f} s", highlight=False)
+                for r in evolution.panel.results:
+                    if r.generation == entry.generation:
+                        bar.console.print(f"  panel: {r.opponent}: +{r.wins} ={r.draws} -{r.losses} "
+                                          f"({r.elo:+.0f} Elo)", highlight=False)
+                if evolution.panel.due(config, entry.generation):
+                    _write_panel(evolution, args.out / PANEL_FILE, args.out / "panel.png")
     finally:
         if executor is not None:
             executor.shutdown()
-    best = evolution.champion()
+    best, chosen_by = evolution.chosen()
     meta = {"learner": "chellapilla-fogel-1999", "preset": config.preset, "network": config.network,
-            "generation": evolution.generation, "seed": config.seed, "king": best.king}
+            "generation": evolution.generation, "seed": config.seed, "king": best.king,
+            "scores": config.scores, "chosen by": chosen_by}
     champion = best.evaluator(args.name, meta)
     evaluators.save(champion, args.out / "champion.json")
     plot(evolution.log, args.out / "evolution.png", config)
-    print(f"champion     {args.out / 'champion.json'} (generation {evolution.generation}, "
-          f"K {evolution.champion().king:.3f})")
+    _write_panel(evolution, args.out / PANEL_FILE, args.out / "panel.png")
+    print(f"champion     {args.out / 'champion.json'} (chosen by {chosen_by}, K {best.king:.3f})")
     print(f"log          {args.out / LOG_FILE}")
     print(f"plot         {args.out / 'evolution.png'}")
+    if evolution.panel.results:
+        print(f"panel        {args.out / PANEL_FILE}, {args.out / 'panel.png'}")
     return 0
+
+
+def _write_panel(evolution: Evolution, log_path: Path, png: Path) -> None:
+    """The panel's results (rewritten whole from the saved state, so a kill leaves no gap) and its
+    curve."""
+    results = evolution.panel.results
+    if not results:
+        return
+    with replacing(log_path) as tmp:
+        tmp.write_text("".join(json.dumps(r.line()) + "\n" for r in results))
+    plot_panel(evolution, png)
 
 
 def _executor(args: argparse.Namespace) -> Executor | None:
@@ -143,6 +183,55 @@ def plot(log: list[GenerationLog], path: Path, config: EvolveConfig) -> None:
     c = config
     title = f"{c.preset} preset, {c.network} network, depth {c.depth}, seed {c.seed}"
     fig.suptitle(f"Evolving checkers networks (Chellapilla & Fogel 1999): {title}", fontsize=10)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with replacing(path, ".tmp.png") as tmp:
+            fig.savefig(tmp, dpi=100)
+    finally:
+        plt.close(fig)
+
+
+def plot_panel(evolution: Evolution, path: Path) -> None:
+    """The learning curve: the best's Elo against material, generation 0 (pooled) and each frozen
+    champion, against generations; the panel's champion marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from engine.learners.evolve_panel import MATERIAL, elo_of
+
+    results = evolution.panel.results
+    fig, ax = plt.subplots(figsize=(10, 5.5))
+    by: dict[str, list[tuple[int, float]]] = {}
+    pooled: dict[int, tuple[float, int]] = {}  # generation -> (points, games) against generation 0
+    for r in results:
+        if r.opponent.startswith("generation 0"):
+            points, games = pooled.get(r.generation, (0.0, 0))
+            pooled[r.generation] = (points + r.wins + 0.5 * r.draws, games + r.games)
+        else:
+            by.setdefault(r.opponent, []).append((r.generation, r.elo))
+    for name, line in by.items():
+        if name == MATERIAL:
+            ax.plot(*zip(*line, strict=True), marker="o", ms=3, lw=2.2, color="black", label=f"vs {name}")
+        else:
+            ax.plot(*zip(*line, strict=True), marker="o", ms=3, lw=1.0, alpha=0.8, label=f"vs {name}")
+    if pooled:
+        gens = sorted(pooled)
+        ax.plot(gens, [elo_of(pooled[g][0] / pooled[g][1]) for g in gens], marker="s", ms=3, lw=1.6,
+                color="tab:blue", label="vs generation 0 (pooled)")
+    if evolution.panel.champion is not None:
+        ax.axvline(evolution.panel.champion_generation, color="tab:green", ls="--", lw=1,
+                   label=f"champion (generation {evolution.panel.champion_generation})")
+    ax.axhline(0, color="grey", lw=0.6)
+    ax.set_xlabel("generation")
+    ax.set_ylabel("Elo of the best (from its score on the panel)")
+    c = evolution.config
+    ax.set_title(f"Learning curve against a fixed panel: {c.preset} preset, {c.network}, scores {c.scores}, "
+                 f"adjudicate {c.adjudicate}, depth {c.depth}, seed {c.seed}; {2 * c.panel_pairs} games each",
+                 fontsize=9)
+    ax.legend(fontsize=8, loc="best")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
