@@ -24,13 +24,22 @@ static int fogel_leaf(ckr_engine *e, const ckr_pos *p, int ply, int root_side)
  * most FOGEL_MAX_EXTENSION plies to the forced part (uncapped, a random
  * network's search at depth 4 goes 27 plies deep and 50,000 nodes a move, far
  * beyond the few thousand boards a move their 3,500 a second allowed). */
+#ifndef FOGEL_MAX_EXTENSION
 #define FOGEL_MAX_EXTENSION 4
+#endif
+/* A side with no move has lost: scored -CKR_WIN + ply (ours, above every
+ * network score), or -FOGEL_WIN_SCORE when defined (1000: the paper's "+1" of
+ * a win is the network's largest output, so a win ties with a saturated
+ * board; docs/learners/evolution.md measures both). */
+#ifndef FOGEL_WIN_SCORE
+#define FOGEL_WIN_SCORE 0
+#endif
 int search_fogel(ckr_engine *e, ckr_pos *p, int alpha, int beta, int ply, int forced, int active,
                  int root_side)
 {
     int n, settled;
     if (open_node(e, p, ply, &n, &settled))
-        return settled;
+        return FOGEL_WIN_SCORE && settled < 0 ? -FOGEL_WIN_SCORE : settled;
     ckr_move *moves = e->moves[ply];
     if (n == 1 && p->side == root_side)
         forced++;

@@ -63,7 +63,7 @@ class EvolveConfig:
     """At the move cap a side this many pieces ahead wins (0: the cap draws, as in the paper)."""
     panel_every: int = 10
     """Generations between panel points (0: no panel); see evolve_panel.py."""
-    panel_pairs: int = 12
+    panel_pairs: int = 24
     """Ballot pairs the best plays against each panel opponent."""
     panel_gen0: int = 3
     """Generation 0's players on the panel."""

@@ -107,10 +107,18 @@ def play_job(job: GameJob) -> GameRecord:
     return play(job, players)
 
 
+CHUNK = 10
+"""Games a task plays: a Ray task costs far more than a game of a few milliseconds."""
+
+
+def play_chunk(jobs: list[GameJob]) -> list[GameRecord]:
+    return [play_job(job) for job in jobs]
+
+
 def play_all(jobs: list[GameJob], executor: Executor | None,
              on_game: Callable[[int, int], None] | None = None) -> list[GameRecord]:
-    """The games, in order; on worker threads when an executor is given (the C search releases the
-    GIL, so two threads use two cores)."""
+    """The games, in order; on worker threads or Ray tasks when an executor is given (the C search
+    releases the GIL, so two threads use two cores), ``CHUNK`` games a task."""
     results: list[GameRecord] = []
     if executor is None:
         for job in jobs:
@@ -118,9 +126,9 @@ def play_all(jobs: list[GameJob], executor: Executor | None,
             if on_game:
                 on_game(len(results), len(jobs))
         return results
-    futures = [executor.submit(play_job, job) for job in jobs]
-    for done, fut in enumerate(futures, start=1):
-        results.append(fut.result())
+    futures = [executor.submit(play_chunk, jobs[i:i + CHUNK]) for i in range(0, len(jobs), CHUNK)]
+    for fut in futures:
+        results += fut.result()
         if on_game:
-            on_game(done, len(jobs))
+            on_game(len(results), len(jobs))
     return results

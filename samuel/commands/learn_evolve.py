@@ -57,8 +57,8 @@ def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type
                    help="at the move cap a side this many pieces ahead wins (default: 0, the cap draws)")
     p.add_argument("--panel-every", type=nonnegative_int, default=10, metavar="N",
                    help="play the best against the panel every N generations (0: never; default: 10)")
-    p.add_argument("--panel-pairs", type=positive_int, default=12, metavar="PAIRS",
-                   help="ballot pairs against each panel opponent (default: 12)")
+    p.add_argument("--panel-pairs", type=positive_int, default=24, metavar="PAIRS",
+                   help="ballot pairs against each panel opponent (default: 24)")
     p.add_argument("--panel-gen0", type=nonnegative_int, default=3, metavar="N",
                    help="generation 0's players on the panel (default: 3)")
     p.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1,
@@ -220,7 +220,7 @@ def plot_panel(evolution: Evolution, path: Path) -> None:
     if pooled:
         gens = sorted(pooled)
         ax.plot(gens, [elo_of(pooled[g][0] / pooled[g][1]) for g in gens], marker="s", ms=3, lw=1.6,
-                color="tab:blue", label="vs generation 0 (pooled)")
+                color="tab:red", label="vs generation 0 (pooled)")
     if evolution.panel.champion is not None:
         ax.axvline(evolution.panel.champion_generation, color="tab:green", ls="--", lw=1,
                    label=f"champion (generation {evolution.panel.champion_generation})")
