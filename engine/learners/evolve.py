@@ -170,24 +170,7 @@ class Evolution:
         c = self.config
         offspring = [mutate(p, self.rng, c.tau) for p in self.parents]
         pool = self.parents + offspring
-        games = self.pairings(len(pool), openings)
-
-        def net(i: int) -> Network:
-            return pool[i] if i >= 0 else self.hall[-i - 1]
-
-        draws = c.preset == "modern"
-        jobs = [GameJob(net(g.black), net(g.white), g.fen, c.depth, c.max_moves, draws, c.adjudicate)
-                for g in games]
-        results = play_all(jobs, executor, on_game)
-        points = np.zeros(len(pool), dtype=np.int64)
-        tally = {"win": 0, "draw": 0, "loss": 0}
-        for g, record in zip(games, results, strict=True):
-            black_points, white_points = _points(record.result)
-            if g.black >= 0:
-                points[g.black] += black_points
-            if g.white >= 0:
-                points[g.white] += white_points
-            tally["win" if record.result == "1-0" else "loss" if record.result == "0-1" else "draw"] += 1
+        points, tally = self.play_pool(pool, openings, executor, on_game)
         # The best 15 survive; ties go to the earlier (a parent before its offspring).
         order = sorted(range(len(pool)), key=lambda i: (-points[i], i))
         self.parents = [pool[i] for i in order[: c.parents]]
@@ -206,6 +189,32 @@ class Evolution:
         )
         self.log.append(entry)
         return entry
+
+    def play_pool(self, pool: list[Network], openings: Sequence[str] = (START_FEN,),
+                  executor: Executor | None = None, on_game: Callable[[int, int], None] | None = None,
+                  ) -> tuple[np.ndarray, dict[str, int]]:
+        """One generation's games among ``pool`` (pairings drawn from the run's random state): each
+        player's points, and the games' wins, draws and losses from Black's side."""
+        c = self.config
+        games = self.pairings(len(pool), openings)
+
+        def net(i: int) -> Network:
+            return pool[i] if i >= 0 else self.hall[-i - 1]
+
+        draws = c.preset == "modern"
+        jobs = [GameJob(net(g.black), net(g.white), g.fen, c.depth, c.max_moves, draws, c.adjudicate)
+                for g in games]
+        results = play_all(jobs, executor, on_game)
+        points = np.zeros(len(pool), dtype=np.int64)
+        tally = {"win": 0, "draw": 0, "loss": 0}
+        for g, record in zip(games, results, strict=True):
+            black_points, white_points = _points(record.result)
+            if g.black >= 0:
+                points[g.black] += black_points
+            if g.white >= 0:
+                points[g.white] += white_points
+            tally["win" if record.result == "1-0" else "loss" if record.result == "0-1" else "draw"] += 1
+        return points, tally
 
     def champion(self) -> Network:
         """The first parent: the most points in the last generation."""
