@@ -277,21 +277,23 @@ def test_the_command_runs_resumes_and_leaves_a_usable_champion(tmp_path: Path,
 
 
 @pytest.mark.slow
-def test_ray_plays_the_same_generation() -> None:
+def test_ray_plays_the_same_generations_as_one_core() -> None:
     pytest.importorskip("ray")
     from matches.ray_pool import RayPool
 
-    local = Evolution.start(SMALL)
-    local.step()
+    local = Evolution.start(PANEL)
+    list(generations(local, 2, panel_openings=BALLOTS))
     pool = RayPool(num_cpus=2)
     try:
-        remote = Evolution.start(SMALL)
-        remote.step(executor=pool)
+        remote = Evolution.start(PANEL)
+        list(generations(remote, 2, panel_openings=BALLOTS, executor=pool))
     finally:
         pool.shutdown()
     assert [e.best for e in remote.log] == [e.best for e in local.log]
     pairs = zip(remote.parents, local.parents, strict=True)
-    assert all(np.array_equal(a.weights, b.weights) for a, b in pairs)
+    assert all(np.array_equal(a.weights, b.weights) and a.king == b.king for a, b in pairs)
+    assert remote.panel.results == local.panel.results and len(local.panel.results) == 4
+    assert remote.rng.bit_generator.state == local.rng.bit_generator.state
 
 
 def test_the_shipped_champion_is_a_network_usable_by_name() -> None:
