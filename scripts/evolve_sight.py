@@ -10,7 +10,8 @@ the same 30 (fresh pairings each time), and the Spearman rank correlation betwee
 player earned and its strength: the mean over single generations, and the correlation of the
 points summed over all repeats (what ``--repeats`` times as many games a generation would see).
 Also the share of the generation's games that were decided.  A correlation near 0 is a blind
-selection: the survivors are chosen by luck.
+selection: the survivors are chosen by luck.  First, with ``--caps N``, N games among the pool under
+the paper's rules, and how many reached the 100-move cap with one side ahead.
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 
+from engine.board import Board
 from engine.learners.evolve import Evolution, EvolveConfig, mutate
-from engine.learners.evolve_games import GameJob, play_all
+from engine.learners.evolve_games import GameJob, pieces_ahead, play_all
 from engine.learners.evolve_panel import MATERIAL, generation_zero, panel_openings
 from engine.learners.network import Network
 from matches.openings import ballot_deck
@@ -84,6 +86,7 @@ def main() -> int:
     p.add_argument("--pairs", type=int, default=24)
     p.add_argument("--repeats", type=int, default=4)
     p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--caps", type=int, default=0, metavar="N", help="games to count cap endings in")
     args = p.parse_args()
     ballots = [o.fen for o in ballot_deck("crossboard")]
     fens = panel_openings(ballots, args.pairs)
@@ -93,6 +96,18 @@ def main() -> int:
     rng = np.random.default_rng(args.seed + 1000)
     pool = parents + [mutate(parent, rng, base.tau) for parent in parents]
     started = time.perf_counter()
+    if args.caps:
+        jobs = [GameJob(pool[i % len(pool)], pool[(7 * i + 3) % len(pool)]) for i in range(args.caps)]
+        leads: dict[int, int] = {}
+        for rec in play_all(jobs, executor):
+            if rec.termination.value == "move-cap":
+                board = Board(rec.start_fen)
+                for move in rec.moves:
+                    board.push(move)
+                lead = abs(pieces_ahead(board))
+                leads[lead] = leads.get(lead, 0) + 1
+        print(f"{args.caps} games under the paper's rules: {sum(leads.values())} reached the cap; "
+              f"pieces ahead there: {dict(sorted(leads.items()))}", flush=True)
     strengths = {}
     for scores in ("rounded", "exact"):
         players = [replace(net, exact=scores == "exact") for net in pool]
