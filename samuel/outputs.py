@@ -16,6 +16,7 @@ import argparse
 import os
 from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Any
 
 __all__ = ["OutputPathError", "check_output_dir", "check_output_file", "output_dir", "output_file",
            "output_file_in_new_folders", "replacing"]
@@ -136,3 +137,15 @@ def replacing(path: str | os.PathLike[str], suffix: str = ".tmp") -> AbstractCon
     from engine.replacing import replacing as write_whole
 
     return write_whole(path, suffix)
+
+
+def save_figure(fig: Any, path: Path, dpi: int = 100) -> None:
+    """Write a matplotlib figure whole (a PNG that is there complete or not at all), then close it."""
+    import matplotlib.pyplot as plt
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with replacing(path, ".tmp.png") as tmp:
+            fig.savefig(tmp, dpi=dpi)
+    finally:
+        plt.close(fig)

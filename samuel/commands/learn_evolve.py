@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from samuel.argtypes import nonnegative_int, positive_int
-from samuel.outputs import check_output_dir, output_dir, replacing
+from samuel.outputs import check_output_dir, output_dir, replacing, save_figure
 
 if TYPE_CHECKING:
     from engine.learners.evolve import Evolution, EvolveConfig, GenerationLog
@@ -184,12 +184,7 @@ def plot(log: list[GenerationLog], path: Path, config: EvolveConfig) -> None:
     title = f"{c.preset} preset, {c.network} network, depth {c.depth}, seed {c.seed}"
     fig.suptitle(f"Evolving checkers networks (Chellapilla & Fogel 1999): {title}", fontsize=10)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        with replacing(path, ".tmp.png") as tmp:
-            fig.savefig(tmp, dpi=100)
-    finally:
-        plt.close(fig)
+    save_figure(fig, path)
 
 
 def plot_panel(evolution: Evolution, path: Path) -> None:
@@ -233,9 +228,4 @@ def plot_panel(evolution: Evolution, path: Path) -> None:
                  fontsize=9)
     ax.legend(fontsize=8, loc="best")
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        with replacing(path, ".tmp.png") as tmp:
-            fig.savefig(tmp, dpi=100)
-    finally:
-        plt.close(fig)
+    save_figure(fig, path)

@@ -40,7 +40,7 @@ from engine.learners.generalize_state import (
     TIMES_USED,
     coefficient,
 )
-from samuel.outputs import check_output_dir, output_dir, output_file_in_new_folders, replacing
+from samuel.outputs import check_output_dir, output_dir, output_file_in_new_folders, replacing, save_figure
 from samuel.progress import progress as make_progress
 
 DEFAULT_OUT = Path("out") / "generalize"
@@ -182,12 +182,7 @@ def plot_figure4(run: SelfPlay, path: Path, top: int = 8, most: int = 12) -> Non
                  fontsize=10)
     ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        with replacing(path, ".tmp.png") as tmp:
-            fig.savefig(tmp, dpi=110)
-    finally:
-        plt.close(fig)
+    save_figure(fig, path, dpi=110)
 
 
 def _tally(history: list[LearningGame]) -> str:
