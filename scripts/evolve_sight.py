@@ -84,7 +84,7 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--pairs", type=int, default=24)
-    p.add_argument("--repeats", type=int, default=4)
+    p.add_argument("--repeats", type=int, default=4, help="0: only the --caps count")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--caps", type=int, default=0, metavar="N", help="games to count cap endings in")
     args = p.parse_args()
@@ -108,6 +108,9 @@ def main() -> int:
                 leads[lead] = leads.get(lead, 0) + 1
         print(f"{args.caps} games under the paper's rules: {sum(leads.values())} reached the cap; "
               f"pieces ahead there: {dict(sorted(leads.items()))}", flush=True)
+    if args.repeats == 0:
+        executor.shutdown()
+        return 0
     strengths = {}
     for scores in ("rounded", "exact"):
         players = [replace(net, exact=scores == "exact") for net in pool]
