@@ -127,7 +127,7 @@ def main() -> int:
         run = Evolution(config, parents, np.random.default_rng(args.seed))
         rhos, total, decided, games = [], np.zeros(len(pool)), 0, 0
         for _ in range(args.repeats):
-            points, tally = run.play_pool(players, ballots, executor)
+            points, _played, tally = run.play_pool(players, ballots, executor)
             rhos.append(spearman(points.astype(float), target))
             total += points
             decided += tally["win"] + tally["loss"]

@@ -237,6 +237,24 @@ def test_exact_scores_and_adjudication_carry_through_a_run(tmp_path: Path) -> No
         EvolveConfig(adjudicate=-1)
 
 
+def test_lifetime_fitness_keeps_each_parents_record_and_resumes(tmp_path: Path) -> None:
+    config = EvolveConfig(parents=3, games=2, depth=1, max_moves=10, seed=6, lifetime=True, panel_every=0)
+    run = Evolution.start(config)
+    run.step()
+    first = {id(p): r for p, r in zip(run.parents, run.record, strict=True)}
+    assert len(run.record) == 3 and all(games >= 2 for _points, games in run.record)  # two as Black at least
+    run.save(tmp_path / "run")
+    run.step()
+    kept = [(first[id(p)], r) for p, r in zip(run.parents, run.record, strict=True) if id(p) in first]
+    assert kept, "no parent survived a generation with this seed"
+    assert all(now[1] >= before[1] + 2 for before, now in kept)  # a survivor's games add up
+    resumed = Evolution.load(tmp_path / "run")
+    resumed.step()
+    assert resumed.record == run.record
+    pairs = zip(resumed.parents, run.parents, strict=True)
+    assert all(np.array_equal(a.weights, b.weights) for a, b in pairs)
+
+
 def test_a_corrupt_or_missing_state_is_named(tmp_path: Path) -> None:
     with pytest.raises(OptionError, match="no saved evolution"):
         Evolution.load(tmp_path / "nothing")

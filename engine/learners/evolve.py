@@ -67,6 +67,10 @@ class EvolveConfig:
     """Ballot pairs the best plays against each panel opponent."""
     panel_gen0: int = 3
     """Generation 0's players on the panel."""
+    lifetime: bool = False
+    """Select on points a game over each player's whole life (a parent keeps its record from
+    generation to generation), not on this generation's points alone: a survivor's fitness rests
+    on more and more games, so a lucky offspring is found out when it plays again."""
 
     def __post_init__(self) -> None:
         if self.preset not in PRESETS:
@@ -135,6 +139,8 @@ class Evolution:
     hall: list[Network] = field(default_factory=list)
     log: list[GenerationLog] = field(default_factory=list)
     panel: Panel = field(default_factory=Panel)
+    record: list[tuple[int, int]] = field(default_factory=list)
+    """Each parent's (points, games) over its life so far (used with ``lifetime``)."""
 
     @classmethod
     def start(cls, config: EvolveConfig) -> Evolution:
@@ -170,10 +176,18 @@ class Evolution:
         c = self.config
         offspring = [mutate(p, self.rng, c.tau) for p in self.parents]
         pool = self.parents + offspring
-        points, tally = self.play_pool(pool, openings, executor, on_game)
+        points, played, tally = self.play_pool(pool, openings, executor, on_game)
+        fitness: np.ndarray = points.astype(np.float64)
+        if c.lifetime:
+            before = self.record + [(0, 0)] * (len(pool) - len(self.record))
+            life_points = points + np.array([r[0] for r in before], dtype=np.int64)
+            life_games = played + np.array([r[1] for r in before], dtype=np.int64)
+            fitness = life_points / np.maximum(life_games, 1)
         # The best 15 survive; ties go to the earlier (a parent before its offspring).
-        order = sorted(range(len(pool)), key=lambda i: (-points[i], i))
+        order = sorted(range(len(pool)), key=lambda i: (-fitness[i], i))
         self.parents = [pool[i] for i in order[: c.parents]]
+        if c.lifetime:
+            self.record = [(int(life_points[i]), int(life_games[i])) for i in order[: c.parents]]
         best = self.parents[0]
         if c.preset == "modern":
             self.hall = [Network(best.preset, best.weights.copy(), best.king, None, best.exact),
@@ -192,9 +206,9 @@ class Evolution:
 
     def play_pool(self, pool: list[Network], openings: Sequence[str] = (START_FEN,),
                   executor: Executor | None = None, on_game: Callable[[int, int], None] | None = None,
-                  ) -> tuple[np.ndarray, dict[str, int]]:
+                  ) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
         """One generation's games among ``pool`` (pairings drawn from the run's random state): each
-        player's points, and the games' wins, draws and losses from Black's side."""
+        player's points and games, and the games' wins, draws and losses from Black's side."""
         c = self.config
         games = self.pairings(len(pool), openings)
 
@@ -206,15 +220,16 @@ class Evolution:
                 for g in games]
         results = play_all(jobs, executor, on_game)
         points = np.zeros(len(pool), dtype=np.int64)
+        played = np.zeros(len(pool), dtype=np.int64)
         tally = {"win": 0, "draw": 0, "loss": 0}
         for g, record in zip(games, results, strict=True):
             black_points, white_points = _points(record.result)
-            if g.black >= 0:
-                points[g.black] += black_points
-            if g.white >= 0:
-                points[g.white] += white_points
+            for player, got in ((g.black, black_points), (g.white, white_points)):
+                if player >= 0:
+                    points[player] += got
+                    played[player] += 1
             tally["win" if record.result == "1-0" else "loss" if record.result == "0-1" else "draw"] += 1
-        return points, tally
+        return points, played, tally
 
     def champion(self) -> Network:
         """The first parent: the most points in the last generation."""
@@ -242,7 +257,7 @@ class Evolution:
         meta = {"config": asdict(self.config), "generation": self.generation,
                 "kings": [p.king for p in self.parents], "hall_kings": [h.king for h in self.hall],
                 "rng": self.rng.bit_generator.state, "log": [asdict(e) for e in self.log],
-                "panel": panel_meta}
+                "panel": panel_meta, "record": self.record}
         # The state first, then its meta: a failure in either leaves no temporary file.
         with replacing(folder / STATE_FILE, ".tmp.npz") as tmp:
             np.savez(tmp, **arrays)  # type: ignore[arg-type]  # numpy's stub lets **arrays meet allow_pickle
@@ -274,7 +289,8 @@ class Evolution:
         if len(parents) != config.parents:
             raise OptionError(f"{folder}: the saved evolution is corrupt ({len(parents)} parents, "
                               f"{config.parents} expected)")
-        return cls(config, parents, rng, int(meta["generation"]), hall, log, panel)
+        record = [(int(p), int(g)) for p, g in meta.get("record", [])]
+        return cls(config, parents, rng, int(meta["generation"]), hall, log, panel, record)
 
 
 def _points(result: str) -> tuple[int, int]:

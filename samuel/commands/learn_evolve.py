@@ -55,6 +55,8 @@ def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type
                         "(default: %(default)s)")
     p.add_argument("--adjudicate", type=nonnegative_int, default=0, metavar="PIECES",
                    help="at the move cap a side this many pieces ahead wins (default: 0, the cap draws)")
+    p.add_argument("--lifetime", action="store_true",
+                   help="select on points a game over each player's whole life, not this generation's")
     p.add_argument("--panel-every", type=nonnegative_int, default=10, metavar="N",
                    help="play the best against the panel every N generations (0: never; default: 10)")
     p.add_argument("--panel-pairs", type=positive_int, default=24, metavar="PAIRS",
@@ -83,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     config = EvolveConfig(preset=args.preset, network=args.network, seed=args.seed, depth=args.depth,
                           parents=args.parents, games=args.games, max_moves=args.max_moves,
                           scores=args.scores, adjudicate=args.adjudicate, panel_every=args.panel_every,
-                          panel_pairs=args.panel_pairs, panel_gen0=args.panel_gen0)
+                          panel_pairs=args.panel_pairs, panel_gen0=args.panel_gen0, lifetime=args.lifetime)
     check_output_dir(args.out, "--out")
     if (args.out / META_FILE).exists():
         evolution = Evolution.load(args.out)
