@@ -12,6 +12,12 @@ parents.  Two presets:
   against each of its opponents, repetition and the 40-move rule draw, and a hall of fame of the
   earlier generations' champions is among the opponents (so the population cannot forget them).
 
+Options that change a reading, each measured in docs/learners/evolution.md: ``scores="exact"``
+(the output node's sum instead of 1000 x the output rounded, which saturates), ``adjudicate``
+(material decides a game at the move cap), ``lifetime`` (selection on each player's whole record).
+Every ``panel_every`` generations the best plays a fixed panel (evolve_panel.py): that is the
+learning curve, and the panel chooses the champion.
+
 Readings we had to choose are written down in docs/learners/evolution.md.  Deterministic for a
 seed: every random draw happens here, in order, before the games run (in parallel or not).
 """
