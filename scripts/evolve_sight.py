@@ -29,7 +29,7 @@ import numpy as np
 
 from engine.board import Board
 from engine.learners.evolve import Evolution, EvolveConfig, mutate
-from engine.learners.evolve_games import GameJob, pieces_ahead, play_all
+from engine.learners.evolve_games import GameJob, outcome, pieces_ahead, play_all
 from engine.learners.evolve_panel import MATERIAL, generation_zero, panel_openings
 from engine.learners.network import Network
 from matches.openings import ballot_deck
@@ -74,8 +74,7 @@ def strength(pool: list[Network], fens: list[str], pool_exec: ThreadPoolExecutor
     for i in range(len(pool)):
         score = 0.0
         for j, rec in enumerate(records[i * per:(i + 1) * per]):
-            won = "1-0" if j % 2 == 0 else "0-1"  # the network is Black in the first game of a pair
-            score += 1.0 if rec.result == won else 0.5 if rec.result == "1/2-1/2" else 0.0
+            score += {"win": 1.0, "draw": 0.5, "loss": 0.0}[outcome(rec.result, black=j % 2 == 0)]
         out[i] = score / per
     return out
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.learners.evolve_games import GameJob, play_all
+from engine.learners.evolve_games import GameJob, outcome, play_all
 from engine.learners.evolve_panel import MATERIAL, panel_openings
 from matches.openings import ballot_deck
 from matches.ratings.elo import pentanomial
@@ -31,12 +31,6 @@ def pair_score(first: str, second: str) -> int:
     """Index into the pentanomial counts (LL, LD, WL+DD, WD, WW) for the network's two games."""
     half = {"win": 2, "draw": 1, "loss": 0}
     return half[first] + half[second]
-
-
-def outcome(result: str, net_black: bool) -> str:
-    if result == "1/2-1/2" or result == "*":
-        return "draw"
-    return "win" if (result == "1-0") == net_black else "loss"
 
 
 def main() -> int:

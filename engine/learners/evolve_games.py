@@ -1,8 +1,8 @@
 """The games of the evolution and of its panel: two players at Chellapilla and Fogel's search.
 
 A player is a ``Network`` or the name of an evaluator (``material``, for the panel's piece-count
-player).  Games are plain tuples so that a thread pool or Ray can ship them; a worker thread keeps
-its two searchers from game to game.
+player).  A game is a ``GameJob`` (plain data, so a thread pool or Ray can ship it); a worker
+thread keeps its two searchers from game to game, and a task plays ``CHUNK`` games.
 """
 
 from __future__ import annotations
@@ -57,15 +57,17 @@ def evaluator_of(player: Player) -> Evaluator:
     return player.evaluator() if isinstance(player, Network) else evaluators.by_name(player)
 
 
+def outcome(result: str, black: bool) -> str:
+    """``win``, ``draw`` or ``loss`` for the player who had Black (``black``) or White."""
+    if result not in ("1-0", "0-1"):
+        return "draw"
+    return "win" if (result == "1-0") == black else "loss"
+
+
 def pieces_ahead(board: Board) -> int:
     """Black's pieces less White's (a king counts one, as the paper's piece differential at the
     end of an abandoned game did)."""
-    lead = 0
-    for square in range(1, 33):
-        piece = board.piece_at(square)
-        if piece is not None:
-            lead += 1 if piece.color == BLACK else -1
-    return lead
+    return board.piece_count(BLACK) - board.piece_count(WHITE)
 
 
 def judged_at_cap(adjudicate: int, plies: int) -> Callable[[Board], GameEnd]:

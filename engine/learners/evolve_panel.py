@@ -15,7 +15,6 @@ The champion of the run is the best that scored most against the fixed part of t
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from concurrent.futures import Executor
 from dataclasses import asdict, dataclass, field
@@ -23,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from engine.learners.evolve_games import GameJob, Player, play_all
+from engine.learners.evolve_games import GameJob, Player, outcome, play_all
 from engine.learners.network import Network
 
 if TYPE_CHECKING:
@@ -56,18 +55,6 @@ class PanelResult:
     def score(self) -> float:
         return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.5
 
-    @property
-    def elo(self) -> float:
-        return elo_of(self.score)
-
-    def line(self) -> dict[str, Any]:
-        return {**asdict(self), "score": round(self.score, 4), "elo": round(self.elo, 1)}
-
-
-def elo_of(score: float) -> float:
-    """The Elo difference a score fraction means (held to +-800 at a clean sweep)."""
-    s = min(max(score, 1e-3), 1 - 1e-3)
-    return max(-800.0, min(800.0, -400.0 * math.log10(1.0 / s - 1.0))) + 0.0  # never -0.0
 
 
 def generation_zero(config: EvolveConfig) -> list[Network]:
@@ -122,14 +109,10 @@ class Panel:
         per = 2 * len(fens)
         found: list[PanelResult] = []
         for k, (name, _opponent, fixed) in enumerate(opponents):
-            tally = {"won": 0, "drawn": 0, "lost": 0}
+            tally = {"win": 0, "draw": 0, "loss": 0}
             for j, record in enumerate(records[k * per:(k + 1) * per]):
-                best_black = j % 2 == 0
-                if record.result in ("1-0", "0-1"):
-                    tally["won" if (record.result == "1-0") == best_black else "lost"] += 1
-                else:
-                    tally["drawn"] += 1
-            found.append(PanelResult(evolution.generation, name, tally["won"], tally["drawn"], tally["lost"],
+                tally[outcome(record.result, black=j % 2 == 0)] += 1  # the best is Black first
+            found.append(PanelResult(evolution.generation, name, tally["win"], tally["draw"], tally["loss"],
                                      fixed))
         self.results += found
         score = fixed_score(found)

@@ -80,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
     from engine.learners.evolve import LOG_FILE, META_FILE, Evolution, EvolveConfig, generations
     from engine.learners.evolve_panel import PANEL_FILE
     from matches.openings import ballot_deck
+    from matches.ratings.elo import elo_from_score
     from samuel.progress import progress
 
     config = EvolveConfig(preset=args.preset, network=args.network, seed=args.seed, depth=args.depth,
@@ -115,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
                 for r in evolution.panel.results:
                     if r.generation == entry.generation:
                         bar.console.print(f"  panel: {r.opponent}: +{r.wins} ={r.draws} -{r.losses} "
-                                          f"({r.elo:+.0f} Elo)", highlight=False)
+                                          f"({elo_from_score(r.score):+.0f} Elo)", highlight=False)
                 if evolution.panel.due(config, entry.generation):
                     _write_panel(evolution, args.out / PANEL_FILE, args.out / "panel.png")
     finally:
@@ -143,8 +144,12 @@ def _write_panel(evolution: Evolution, log_path: Path, png: Path) -> None:
     results = evolution.panel.results
     if not results:
         return
+    from matches.ratings.elo import elo_from_score
+
+    lines = [{**asdict(r), "score": round(r.score, 4), "elo": round(elo_from_score(r.score), 1)}
+             for r in results]
     with replacing(log_path) as tmp:
-        tmp.write_text("".join(json.dumps(r.line()) + "\n" for r in results))
+        tmp.write_text("".join(json.dumps(line) + "\n" for line in lines))
     plot_panel(evolution, png)
 
 
@@ -197,7 +202,8 @@ def plot_panel(evolution: Evolution, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from engine.learners.evolve_panel import MATERIAL, elo_of
+    from engine.learners.evolve_panel import MATERIAL
+    from matches.ratings.elo import elo_from_score
 
     results = evolution.panel.results
     fig, ax = plt.subplots(figsize=(10, 5.5))
@@ -208,7 +214,7 @@ def plot_panel(evolution: Evolution, path: Path) -> None:
             points, games = pooled.get(r.generation, (0.0, 0))
             pooled[r.generation] = (points + r.wins + 0.5 * r.draws, games + r.games)
         else:
-            by.setdefault(r.opponent, []).append((r.generation, r.elo))
+            by.setdefault(r.opponent, []).append((r.generation, elo_from_score(r.score)))
     for name, line in by.items():
         if name == MATERIAL:
             ax.plot(*zip(*line, strict=True), marker="o", ms=3, lw=2.2, color="black", label=f"vs {name}")
@@ -216,7 +222,7 @@ def plot_panel(evolution: Evolution, path: Path) -> None:
             ax.plot(*zip(*line, strict=True), marker="o", ms=3, lw=1.0, alpha=0.8, label=f"vs {name}")
     if pooled:
         gens = sorted(pooled)
-        ax.plot(gens, [elo_of(pooled[g][0] / pooled[g][1]) for g in gens], marker="s", ms=3, lw=1.6,
+        ax.plot(gens, [elo_from_score(pooled[g][0] / pooled[g][1]) for g in gens], marker="s", ms=3, lw=1.6,
                 color="tab:red", label="vs generation 0 (pooled)")
     if evolution.panel.champion is not None:
         ax.axvline(evolution.panel.champion_generation, color="tab:green", ls="--", lw=1,
