@@ -228,6 +228,7 @@ typedef struct ckr_limits {
     int has_parent;   /* 1: parent holds the position before the root's last move */
     ckr_pos parent;
     int contempt;     /* centi-men a draw (repetition, 40-move rule, database) costs the root's side */
+    int fogel_draws;  /* CKR_MODE_FOGEL: 1 scores a repetition or the 40-move rule as a draw (0: blind, as theirs) */
     /* A clocked search (CKR_MODE_PVS): no new iteration after optimum_ms times a
      * factor that grows when the best root move changes or the score falls and
      * shrinks when the best move is stable, never past maximum_ms; nor one whose

@@ -280,7 +280,7 @@ int ckr_search(ckr_engine *e, const ckr_pos *pos, const uint64_t *history, int n
             e->limits.samuel_breaks[3] = user_break < depth ? depth : user_break;
             e->seldepth = 0;
             int v = mode == CKR_MODE_SAMUEL ? search_samuel(e, &p, -CKR_INF, CKR_INF, 0, 0)
-                  : mode == CKR_MODE_FOGEL ? search_fogel(e, &p, -CKR_INF, CKR_INF, 0, 0, 0, p.side)
+                  : mode == CKR_MODE_FOGEL ? search_fogel(e, &p, -CKR_INF, CKR_INF, 0, 0, 0, p.side, 0)
                   : mode == CKR_MODE_SHANNON_B ? search_shannon_b(e, &p, -CKR_INF, CKR_INF, 0, depth)
                   : search_shannon_a(e, &p, depth, 0);
             if (e->aborted || e->pvlen[0] == 0)

@@ -111,7 +111,8 @@ int search_shannon_a(ckr_engine *e, ckr_pos *p, int depth, int ply);
 /* search_shannon_b.c: full width for `base` plies, selective after. */
 int search_shannon_b(ckr_engine *e, ckr_pos *p, int alpha, int beta, int ply, int base);
 /* search_fogel.c: to depth e->fogel_depth plus the extensions. */
-int search_fogel(ckr_engine *e, ckr_pos *p, int alpha, int beta, int ply, int forced, int active, int root_side);
+int search_fogel(ckr_engine *e, ckr_pos *p, int alpha, int beta, int ply, int forced, int active, int root_side,
+                 int floor);
 
 /* ---- small helpers ---- */
 

@@ -34,10 +34,19 @@ static int fogel_leaf(ckr_engine *e, const ckr_pos *p, int ply, int root_side)
 #ifndef FOGEL_WIN_SCORE
 #define FOGEL_WIN_SCORE 0
 #endif
+/* Their search knew nothing of repetition: their games had no repetition
+ * draw.  Under real rules a depth-4 searcher a few pieces ahead shuffles its
+ * kings into a threefold repetition (docs/learners/evolution.md counts it).
+ * limits.fogel_draws 1 (ours): a repetition of the game or the line since the
+ * last man move or capture, or the 40-move rule, scores a draw (0), as in the
+ * modern search, so the side ahead steers clear of it. */
 int search_fogel(ckr_engine *e, ckr_pos *p, int alpha, int beta, int ply, int forced, int active,
-                 int root_side)
+                 int root_side, int floor)
 {
     int n, settled;
+    if (e->limits.fogel_draws && ply > 0 &&
+        (e->rep_len - floor >= FORTY_MOVE_PLIES || is_repetition(e, p->hash, floor)))
+        return 0;
     if (open_node(e, p, ply, &n, &settled))
         return FOGEL_WIN_SCORE && settled < 0 ? -FOGEL_WIN_SCORE : settled;
     ckr_move *moves = e->moves[ply];
@@ -51,15 +60,18 @@ int search_fogel(ckr_engine *e, ckr_pos *p, int alpha, int beta, int ply, int fo
         active += 2; /* an active position is not scored: two plies more */
     }
     int best = -CKR_INF;
+    e->rep[e->rep_len++] = p->hash;
     for (int i = 0; i < n; i++) {
         e->line[ply] = &moves[i];
+        int child_floor = irreversible(&moves[i]) ? e->rep_len : floor;
         ckr_make(p, &moves[i]);
-        int v = -search_fogel(e, p, -beta, -alpha, ply + 1, forced, active, root_side);
+        int v = -search_fogel(e, p, -beta, -alpha, ply + 1, forced, active, root_side, child_floor);
         ckr_unmake(p, &moves[i]);
         if (e->aborted)
-            return 0;
+            break;
         if (raise_best(e, ply, &moves[i], v, &best, &alpha, beta))
             break;
     }
-    return best;
+    e->rep_len--;
+    return e->aborted ? 0 : best;
 }

@@ -184,6 +184,7 @@ MODE_ALIASES: tuple[tuple[str, str], ...] = (
     ("chellapilla", "fogel"), ("type-b", "shannon-b"))
 """The other names ``engine.search.Mode.parse`` knows (a test holds them equal)."""
 PACES: tuple[str, ...] = ("emulator", "704")
+FOGEL_DRAWS: tuple[str, ...] = ("off", "on")
 
 OPTIONS: tuple[EngineOption, ...] = (
     EngineOption(
@@ -219,6 +220,11 @@ OPTIONS: tuple[EngineOption, ...] = (
         metavar="N",
         help="centi-men a draw costs the engine's side: above 0 it plays on in level positions, below 0 "
              "it steers for draws"),
+    EngineOption(
+        "fogel-draws", "choice", "off", choices=FOGEL_DRAWS, backends=MODERN,
+        help="mode fogel: on scores a repetition or the 40-move rule as a draw in the search, as real "
+             "games have them (Chellapilla and Fogel's search was blind to both, so a side ahead "
+             "repeats); pvs always sees them"),
     EngineOption(
         "pace", "choice", "emulator", choices=PACES, backends=ON_704, per_session=False,
         help="as fast as the emulator goes, or held to the real 704's 12 microseconds a cycle"),
@@ -351,6 +357,10 @@ class OptionValues(Mapping[str, OptionValue]):
     @property
     def contempt(self) -> int:
         return int(self.current["contempt"])
+
+    @property
+    def fogel_draws(self) -> bool:
+        return self.current["fogel-draws"] == "on"
 
     @property
     def book_variety(self) -> int:

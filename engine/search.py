@@ -234,6 +234,7 @@ class Searcher:
         book_variety: int = 0,
         book_seed: int | None = None,
         contempt: int = DEFAULT_CONTEMPT,
+        fogel_draws: bool = False,
     ) -> None:
         self._core = core.CoreEngine(hash_mb)
         self._egdb: Database | None = None
@@ -250,6 +251,9 @@ class Searcher:
         """0: always the book's best move; N: any book move within N centi-men of it, at random."""
         self.book_random = random.Random(book_seed)
         self.contempt = contempt
+        self.fogel_draws = fogel_draws
+        """Mode.FOGEL: a repetition or the 40-move rule scores a draw in the search (theirs was
+        blind to both, as their games had neither; the modern search always sees them)."""
         self.set_evaluator(evaluator or default())
 
     @property
@@ -371,6 +375,7 @@ class Searcher:
             game_ply=board.ply,
             parent=board.previous_raw,
             contempt=self.contempt,
+            fogel_draws=self.fogel_draws,
         )
         cb = (lambda ci: on_info(_to_info(ci))) if on_info else None
         # Stops from here on reach this search, even before the core has begun it.

@@ -34,7 +34,7 @@ def build_searcher(values: Mapping[str, OptionValue] | None = None, *,
 def apply_options(searcher: EngineSearcher, values: Mapping[str, OptionValue],
                   previous: Mapping[str, OptionValue] | None = None) -> None:
     """Set on a built searcher every option it takes without a new table: evaluator, mode,
-    endgame database, book, variety, contempt.  The table size is the caller's to set (it may
+    endgame database, book, variety, contempt, fogel-draws.  The table size is the caller's to set (it may
     need memory granted first).  ``previous``: the values applied last, so an evaluator that did
     not change is not set again (nor a learner's set in its place undone).  The 704 backend takes
     none of them: it plays its own."""
@@ -49,3 +49,4 @@ def apply_options(searcher: EngineSearcher, values: Mapping[str, OptionValue],
     searcher.book = opening_book.load(str(values["book"]))
     searcher.book_variety = int(values["book-variety"])
     searcher.contempt = int(values["contempt"])
+    searcher.fogel_draws = values["fogel-draws"] == "on"

@@ -15,7 +15,7 @@ every engine).  Keys: ``name``, ``proto`` (inproc, hub, cb, dxp), ``cmd``,
 ``mode``, ``hash``, ``egdb`` (an endgame database directory, ``auto`` -- the
 default directory when it holds tables, the default -- or ``none``), ``book``
 (``default``, ``none`` or a file), ``book-variety``, ``contempt`` (centi-men a draw
-costs the engine; options every samuel engine knows; an in-process engine plays
+costs the engine), ``fogel-draws`` (options every samuel engine knows; an in-process engine plays
 without a book unless given one) and ``weights=FILE.json`` (an evaluator file,
 in this process only); ``st``, ``tc``, ``depth``, ``nodes``, ``timemargin``
 (this engine's own time control, over the tournament's).

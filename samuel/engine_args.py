@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from engine.search import EngineSearcher
 
 ENGINE_COMMAND_OPTIONS: tuple[str, ...] = ("evaluator", "mode", "backend", "deck704", "pace", "hash", "egdb",
-                                           "contempt")
+                                           "contempt", "fogel-draws")
 """The options ``samuel analyse`` takes (``play`` adds the book's)."""
 BOOK_OPTIONS: tuple[str, ...] = ("book", "book-variety")
 

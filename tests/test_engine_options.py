@@ -93,7 +93,7 @@ def test_values_stay_typed_from_the_command_line_to_the_searcher() -> None:
     finally:
         searcher.close()
     assert engine_spec_pairs(args) == ["evaluator=material", "mode=pvs", "hash=8", "egdb=auto",
-                                       "backend=modern", "contempt=-20"]
+                                       "backend=modern", "contempt=-20", "fogel-draws=off"]
 
 
 def test_one_wording_that_names_the_option() -> None:

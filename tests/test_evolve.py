@@ -13,12 +13,16 @@ from engine.bench import random_positions
 from engine.board import Board
 from engine.errors import OptionError
 from engine.fen import START_FEN
+from engine.game import GameRecord
+from engine.learners import evolve
 from engine.learners.evolve import Evolution, EvolveConfig, generations, mutate
 from engine.learners.evolve_games import GameJob, judged_at_cap, play
 from engine.learners.evolve_panel import FREEZE_EVERY, MATERIAL, generation_zero
 from engine.learners.network import Network, size, subsquares
 from engine.limits import Limit
+from engine.options import OptionValues
 from engine.search import Mode, Searcher
+from engine.searchers import apply_options
 from samuel.cli import main
 
 
@@ -191,6 +195,37 @@ def test_a_capped_game_is_adjudicated_on_pieces_only_when_asked() -> None:
     assert capped.plies == 6 and capped.result == "1/2-1/2"  # nobody is a piece ahead after three moves
 
 
+def test_a_search_that_sees_draws_converts_where_theirs_repeats(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Three kings against one: their search, blind to repetition, shuffles into a threefold
+    # repetition under real rules; scoring a repetition as a draw, the side ahead plays on and wins.
+    fen = "W:WK32:BK1,K5,K9"
+    blind = play(GameJob(MATERIAL, MATERIAL, fen, depth=4, max_moves=100, draws=True))
+    assert blind.result == "1/2-1/2" and blind.termination.value == "repetition"
+    seeing = play(GameJob(MATERIAL, MATERIAL, fen, depth=4, max_moves=100, draws=True, search_draws=True))
+    assert seeing.result == "1-0" and seeing.termination.value == "no-moves"
+    searcher = Searcher(evaluators.by_name(MATERIAL), mode=Mode.FOGEL, hash_mb=1)
+    assert not searcher.fogel_draws  # theirs by default, so the shipped champion plays as before
+    values = OptionValues()
+    values.set("fogel-draws", "on")
+    apply_options(searcher, values)
+    assert searcher.fogel_draws and values.fogel_draws  # the engine option every protocol and match sets
+    searcher.close()
+    with pytest.raises(OptionError, match="search_draws needs the modern preset"):
+        EvolveConfig(search_draws=True)
+    config = EvolveConfig(preset="modern", parents=2, games=1, depth=1, max_moves=6, seed=3,
+                          search_draws=True, panel_every=0)
+    seen: list[GameJob] = []
+
+    def spy(jobs: list[GameJob], *rest: object) -> list[GameRecord]:
+        seen.extend(jobs)
+        return [play(job) for job in jobs]
+
+    monkeypatch.setattr(evolve, "play_all", spy)
+    run = Evolution.start(config)
+    run.play_pool(run.parents)
+    assert seen and all(job.search_draws and job.draws for job in seen)
+
+
 PANEL = EvolveConfig(parents=3, games=1, depth=1, max_moves=12, seed=11, panel_every=1, panel_pairs=1,
                      panel_gen0=1)
 BALLOTS = ["B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12",
@@ -292,6 +327,12 @@ def test_the_command_runs_resumes_and_leaves_a_usable_champion(tmp_path: Path,
     assert (paneled / "panel.png").stat().st_size > 1000
     chosen = evaluators.load(paneled / "champion.json")
     assert chosen.meta["chosen by"] == "panel (generation 1)" and Network.from_evaluator(chosen).exact
+    assert chosen.meta["search draws"] is False
+    seeing = tmp_path / "seeing"
+    assert main([*args[:-2], "--out", str(seeing), "--search-draws"]) == 2  # the paper's games have none
+    assert "search_draws needs the modern preset" in capsys.readouterr().err
+    assert main([*args[:-2], "--out", str(seeing), "--search-draws", "--preset", "modern"]) == 0
+    assert evaluators.load(seeing / "champion.json").meta["search draws"] is True
 
 
 @pytest.mark.slow

@@ -108,7 +108,7 @@ def test_handshake_declares_variant_options_and_frame() -> None:
             params = {parse(x).args["name"]: parse(x).args for x in lines if x.startswith("param")}
             assert 'param name=variant value=english type=enum values="english"' in lines
             assert set(params) == {"variant", "evaluator", "mode", "hash", "egdb", "backend", "book",
-                                   "book-variety", "contempt", "frame"}
+                                   "book-variety", "contempt", "fogel-draws", "frame"}
             assert params["egdb"]["type"] == "string"
             assert params["hash"]["type"] == "int"
             assert params["frame"]["values"] == "auto literal pydraughts"

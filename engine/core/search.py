@@ -140,6 +140,9 @@ class CoreLimits:
     """The position before the root's last move (Samuel's difference terms read it)."""
     contempt: int = 0
     """Centi-men a draw costs the side to move at the root (the modern search's draws)."""
+    fogel_draws: bool = False
+    """Chellapilla and Fogel's search: score a repetition or the 40-move rule as a draw (theirs
+    was blind to both; ours, for games under real rules)."""
     optimum_ms: int = 0
     """A clocked search's planned time (0: none): no new iteration after it times a factor
     that grows while the best move changes or the score falls (csrc/search.c)."""
@@ -291,6 +294,7 @@ class CoreEngine:
             lim.info_ms = limits.info_ms
             lim.game_ply = limits.game_ply
             lim.contempt = limits.contempt
+            lim.fogel_draws = int(limits.fogel_draws)
             lim.optimum_ms = limits.optimum_ms
             lim.maximum_ms = limits.maximum_ms
             if limits.parent is not None:

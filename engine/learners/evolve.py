@@ -14,7 +14,8 @@ parents.  Two presets:
 
 Options that change a reading, each measured in docs/learners/evolution.md: ``scores="exact"``
 (the output node's sum instead of 1000 x the output rounded, which saturates), ``adjudicate``
-(material decides a game at the move cap), ``lifetime`` (selection on each player's whole record).
+(material decides a game at the move cap), ``lifetime`` (selection on each player's whole record),
+``search_draws`` (the search sees the repetition and 40-move draws the modern games have).
 Every ``panel_every`` generations the best plays a fixed panel (evolve_panel.py): that is the
 learning curve, and the panel chooses the champion.
 
@@ -77,6 +78,9 @@ class EvolveConfig:
     """Select on points a game over each player's whole life (a parent keeps its record from
     generation to generation), not on this generation's points alone: a survivor's fitness rests
     on more and more games, so a lucky offspring is found out when it plays again."""
+    search_draws: bool = False
+    """modern: the search scores a repetition or the 40-move rule as a draw, as the games do (their
+    search was blind to both: a player a few pieces ahead shuffles into a repetition)."""
 
     def __post_init__(self) -> None:
         if self.preset not in PRESETS:
@@ -90,6 +94,9 @@ class EvolveConfig:
         for name in ("adjudicate", "panel_every", "panel_gen0"):
             if getattr(self, name) < 0:
                 raise OptionError(f"{name} must not be negative, got {getattr(self, name)}")
+        if self.search_draws and self.preset != "modern":
+            raise OptionError("search_draws needs the modern preset: the paper's games have no "
+                              "repetition or 40-move draw for the search to see")
 
     @property
     def tau(self) -> float:
@@ -222,8 +229,8 @@ class Evolution:
             return pool[i] if i >= 0 else self.hall[-i - 1]
 
         draws = c.preset == "modern"
-        jobs = [GameJob(net(g.black), net(g.white), g.fen, c.depth, c.max_moves, draws, c.adjudicate)
-                for g in games]
+        jobs = [GameJob(net(g.black), net(g.white), g.fen, c.depth, c.max_moves, draws, c.adjudicate,
+                        c.search_draws) for g in games]
         results = play_all(jobs, executor, on_game)
         points = np.zeros(len(pool), dtype=np.int64)
         played = np.zeros(len(pool), dtype=np.int64)

@@ -43,6 +43,8 @@ class GameJob:
     """Repetition and the 40-move rule draw (the paper's games had neither)."""
     adjudicate: int = 0
     """At the move cap, a side this many pieces ahead (kings count one) wins; 0: the cap draws."""
+    search_draws: bool = False
+    """The search scores a repetition or the 40-move rule as a draw (theirs was blind to both)."""
 
 
 class _Players:
@@ -86,6 +88,7 @@ def play(job: GameJob, players: _Players | None = None) -> GameRecord:
     players = players or _Players(job.depth)
     for color, player in ((BLACK, job.black), (WHITE, job.white)):
         players.searchers[color].set_evaluator(evaluator_of(player))
+        players.searchers[color].fogel_draws = job.search_draws
         players.searchers[color].new_game()
 
     def chooser(color: int) -> Callable[[Board], Move]:

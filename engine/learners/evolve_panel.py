@@ -103,8 +103,10 @@ class Panel:
         jobs: list[GameJob] = []
         for _name, opponent, _fixed in opponents:
             for fen in fens:
-                jobs.append(GameJob(best, opponent, fen, c.depth, c.max_moves, draws=True))
-                jobs.append(GameJob(opponent, best, fen, c.depth, c.max_moves, draws=True))
+                jobs.append(GameJob(best, opponent, fen, c.depth, c.max_moves, draws=True,
+                                    search_draws=c.search_draws))
+                jobs.append(GameJob(opponent, best, fen, c.depth, c.max_moves, draws=True,
+                                    search_draws=c.search_draws))
         records = play_all(jobs, executor)
         per = 2 * len(fens)
         found: list[PanelResult] = []

@@ -57,6 +57,9 @@ def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type
                    help="at the move cap a side this many pieces ahead wins (default: 0, the cap draws)")
     p.add_argument("--lifetime", action="store_true",
                    help="select on points a game over each player's whole life, not this generation's")
+    p.add_argument("--search-draws", action="store_true",
+                   help="modern: the search scores a repetition or the 40-move rule as a draw, as the "
+                        "games do (their search was blind to both)")
     p.add_argument("--panel-every", type=nonnegative_int, default=10, metavar="N",
                    help="play the best against the panel every N generations (0: never; default: 10)")
     p.add_argument("--panel-pairs", type=positive_int, default=24, metavar="PAIRS",
@@ -86,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
     config = EvolveConfig(preset=args.preset, network=args.network, seed=args.seed, depth=args.depth,
                           parents=args.parents, games=args.games, max_moves=args.max_moves,
                           scores=args.scores, adjudicate=args.adjudicate, panel_every=args.panel_every,
-                          panel_pairs=args.panel_pairs, panel_gen0=args.panel_gen0, lifetime=args.lifetime)
+                          panel_pairs=args.panel_pairs, panel_gen0=args.panel_gen0, lifetime=args.lifetime,
+                          search_draws=args.search_draws)
     check_output_dir(args.out, "--out")
     if (args.out / META_FILE).exists():
         evolution = Evolution.load(args.out)
@@ -125,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
     best, chosen_by = evolution.chosen()
     meta = {"learner": "chellapilla-fogel-1999", "preset": config.preset, "network": config.network,
             "generation": evolution.generation, "seed": config.seed, "king": best.king,
-            "scores": config.scores, "chosen by": chosen_by}
+            "scores": config.scores, "search draws": config.search_draws, "chosen by": chosen_by}
     champion = best.evaluator(args.name, meta)
     evaluators.save(champion, args.out / "champion.json")
     plot(evolution.log, args.out / "evolution.png", config)
@@ -232,7 +236,8 @@ def plot_panel(evolution: Evolution, path: Path) -> None:
     ax.set_ylabel("Elo of the best (from its score on the panel)")
     c = evolution.config
     ax.set_title(f"Learning curve against a fixed panel: {c.preset} preset, {c.network}, scores {c.scores}, "
-                 f"adjudicate {c.adjudicate}, depth {c.depth}, seed {c.seed}; {2 * c.panel_pairs} games each",
+                 f"adjudicate {c.adjudicate}, depth {c.depth}, seed {c.seed}"
+                 f"{', search sees draws' if c.search_draws else ''}; {2 * c.panel_pairs} games each",
                  fontsize=9)
     ax.legend(fontsize=8, loc="best")
     fig.tight_layout()
