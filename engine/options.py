@@ -359,10 +359,6 @@ class OptionValues(Mapping[str, OptionValue]):
         return int(self.current["contempt"])
 
     @property
-    def fogel_draws(self) -> bool:
-        return self.current["fogel-draws"] == "on"
-
-    @property
     def book_variety(self) -> int:
         return int(self.current["book-variety"])
 

@@ -16,13 +16,13 @@ panel chose the champion on its own 24, so those are the honest part).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from engine import evaluators
 from engine.learners.evolve_games import GameJob, outcome, play_all
 from engine.learners.evolve_panel import MATERIAL, panel_openings
 from matches.openings import ballot_deck
@@ -53,7 +53,7 @@ def main() -> int:
             path = Path(name) / "champion.json" if Path(name).is_dir() else Path(name)
             net = str(path)
             sees = (args.search_draws == "on" if args.search_draws != "auto"
-                    else bool(json.loads(path.read_text()).get("meta", {}).get("search draws", False)))
+                    else bool(evaluators.load(path).meta.get("search draws", False)))
             jobs = []
             for fen in ballots:
                 jobs += [GameJob(black, white, fen, args.depth, args.max_moves, draws=True, search_draws=sees)
