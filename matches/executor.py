@@ -18,6 +18,7 @@ from collections.abc import Callable, Collection, Mapping
 from engine.errors import SamuelError
 from engine.types import BLACK, WHITE
 from matches.engines import EngineSpec, make_player
+from matches.game_events import MoveEvent
 from matches.player import EngineStartError, Player, PlayerFault
 from matches.record import GameSpec, MatchGame
 from matches.referee import GameRules, forfeit, play_match_game
@@ -32,6 +33,8 @@ class ExecutorError(SamuelError):
 
 class Executor(abc.ABC):
     concurrency: int
+    reports_moves: bool = False
+    """Whether ``on_move`` hears of each move (games played in this process); else only results."""
 
     async def start(self) -> None:  # noqa: B027 - optional
         """Get ready (start a cluster, say)."""
@@ -102,11 +105,14 @@ class LocalPool(Executor):
     """``concurrency`` game slots on this machine, each owning its own engine processes.
 
     An engine that faulted (or died) is killed after the game and started
-    afresh for the next one; the others stay up, as a GUI's engines would.
+    afresh for the next one; the others stay up, as a GUI's engines would.  ``on_move`` hears of
+    every move of every game (on the event loop the games are played on).
     """
 
+    reports_moves = True
+
     def __init__(self, engines: Mapping[str, EngineSpec], rules: GameRules, concurrency: int = 1,
-                 on_move: Callable[[GameSpec, int], None] | None = None) -> None:
+                 on_move: Callable[[MoveEvent], None] | None = None) -> None:
         if concurrency < 1:
             raise ValueError(f"concurrency must be at least 1, got {concurrency}")
         self.engines = dict(engines)

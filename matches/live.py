@@ -94,25 +94,36 @@ def progress_line(standings: Standings, *, elapsed: float | None = None,
     return text
 
 
+STANDINGS_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("#", "right"), ("engine", "left"), ("games", "right"), ("points", "right"), ("score", "right"),
+    ("W/D/L", "right"), ("draw", "right"), ("Elo ± (95%)", "right"), ("nElo", "right"),
+    ("Ptnml(0-2)", "right"), ("T/O", "right"), ("crash/stall/illegal", "right"),
+)
+"""The standings table's columns: header and justification."""
+
+
+def standings_cells(rank: int, s: EngineStanding) -> list[str]:
+    """One engine's row of the standings table as text, a cell per ``STANDINGS_COLUMNS``
+    (the figures every live view shows: the terminal's and the spectators' page)."""
+    return [
+        str(rank), s.name, str(s.games), f"{s.points:g}", f"{100 * s.score:.1f}%" if s.games else "-",
+        f"{s.wins}/{s.draws}/{s.losses}", f"{100 * s.draw_ratio:.0f}%" if s.games else "-",
+        format_elo(s), format_nelo(s.nelo), format_ptnml(s.pentanomial), str(s.time_forfeits),
+        f"{s.crashes}/{s.stalls}/{s.illegal_moves + s.protocol_errors}",
+    ]
+
+
 def standings_table(standings: Standings) -> Table:
     """The ranked table: one row per engine."""
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
-    for header, justify in [
-        ("#", "right"), ("engine", "left"), ("games", "right"), ("points", "right"), ("score", "right"),
-        ("W/D/L", "right"), ("draw", "right"), ("Elo ± (95%)", "right"), ("nElo", "right"),
-        ("Ptnml(0-2)", "right"), ("T/O", "right"), ("crash/stall/illegal", "right"),
-    ]:
+    for header, justify in STANDINGS_COLUMNS:
         table.add_column(header, justify=cast(JustifyMethod, justify), no_wrap=True)
     for rank, s in enumerate(standings.engines, 1):
-        faults = f"{s.crashes}/{s.stalls}/{s.illegal_moves + s.protocol_errors}"
-        table.add_row(
-            str(rank), Text(s.name, style="bold"), str(s.games), f"{s.points:g}",
-            f"{100 * s.score:.1f}%" if s.games else "-", f"{s.wins}/{s.draws}/{s.losses}",
-            f"{100 * s.draw_ratio:.0f}%" if s.games else "-", format_elo(s), format_nelo(s.nelo),
-            format_ptnml(s.pentanomial),
-            Text(str(s.time_forfeits), style="red" if s.time_forfeits else ""),
-            Text(faults, style="red" if s.faults else ""),
-        )
+        cells: list[str | Text] = list(standings_cells(rank, s))
+        cells[1] = Text(s.name, style="bold")
+        cells[-2] = Text(str(cells[-2]), style="red" if s.time_forfeits else "")
+        cells[-1] = Text(str(cells[-1]), style="red" if s.faults else "")
+        table.add_row(*cells)
     return table
 
 
@@ -137,6 +148,15 @@ def llr_bar(llr: float, lower: float, upper: float, width: int = BAR_WIDTH) -> T
 def sprt_lines(standings: Standings) -> Group | None:
     """The SPRT's bar and numbers, or None when there is no SPRT."""
     st = standings.sprt
+    head = sprt_head(standings)
+    if st is None or head is None:
+        return None
+    return Group(head, llr_bar(st.llr, st.lower, st.upper))
+
+
+def sprt_head(standings: Standings) -> Text | None:
+    """``LLR +1.23 (42%)  bounds [-2.94, +2.94]  running, ...``, or None when there is no SPRT."""
+    st = standings.sprt
     if st is None:
         return None
     head = Text("LLR ", style="bold")
@@ -150,7 +170,7 @@ def sprt_lines(standings: Standings) -> Group | None:
         head.append("running")
         if st.expected_remaining is not None and math.isfinite(st.expected_remaining):
             head.append(f", about {st.expected_remaining:.0f} more games expected")
-    return Group(head, llr_bar(st.llr, st.lower, st.upper))
+    return head
 
 
 def running_table(running: Sequence[RunningGame], now: float) -> Table | None:

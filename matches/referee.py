@@ -24,6 +24,7 @@ from engine.game import GameEnd, GameLoop, GameRecord, MoveHook, MoveReply
 from engine.limits import Limit
 from engine.termination import Termination
 from engine.types import BLACK, WHITE, Color
+from matches.game_events import Clocks, MoveEvent
 from matches.player import Player, PlayerFault
 from matches.record import GameSpec, MatchGame, SideReport
 from matches.timecontrol import Clock, TimeControl
@@ -226,6 +227,10 @@ class _Clocks(MoveHook):
     def limit(self, colour: Color) -> Limit:
         return self.clocks[colour].limit()
 
+    def left(self) -> Clocks:
+        """Seconds left on Black's and White's game clocks (None without one)."""
+        return self.clocks[BLACK].remaining, self.clocks[WHITE].remaining
+
     def timeout(self, colour: Color) -> float:
         """How long to wait for ``colour``'s move before calling its engine stalled."""
         allowed = self.clocks[colour].allowed()
@@ -249,14 +254,24 @@ class _Clocks(MoveHook):
 
 
 class _Progress(MoveHook):
-    def __init__(self, spec: GameSpec, on_move: Callable[[GameSpec, int], None]) -> None:
+    """Tells ``on_move`` of every move played: the move as PDN names it, the position after it and
+    the clocks (charged by ``clocks``, a hook before this one)."""
+
+    def __init__(self, spec: GameSpec, on_move: Callable[[MoveEvent], None], clocks: _Clocks) -> None:
         self.spec = spec
         self.on_move = on_move
+        self.clocks = clocks
         self.plies = 0
+        self.pdn = ""
+
+    def on_reply(self, board: Board, reply: MoveReply) -> None:
+        self.pdn = board.notation(reply.move)  # named in the position it is played in
 
     def after_move(self, board: Board, reply: MoveReply) -> None:
         self.plies += 1
-        self.on_move(self.spec, self.plies)
+        self.on_move(MoveEvent(self.spec, self.plies, reply.move, self.pdn or reply.move.long, board.fen(),
+                               seconds=reply.seconds, score=reply.score, depth=reply.depth,
+                               clocks=self.clocks.left()))
 
 
 async def _play_moves(loop: GameLoop, players: dict[Color, Player], clocks: _Clocks) -> GameRecord:
@@ -282,11 +297,11 @@ def _fault(colour: Color, who: str, exc: PlayerFault) -> GameEnd:
 
 
 async def play_match_game(spec: GameSpec, black: Player, white: Player, rules: GameRules,
-                          on_move: Callable[[GameSpec, int], None] | None = None) -> MatchGame:
+                          on_move: Callable[[MoveEvent], None] | None = None) -> MatchGame:
     """Play ``spec`` between two started players through ``engine.game.GameLoop`` (the rules every
     game is played by), with the match's clocks, adjudication and faults as hooks around each move;
-    engine faults are results, never exceptions.  ``on_move(spec, plies)`` hears of every move (for
-    a live view)."""
+    engine faults are results, never exceptions.  ``on_move(event)`` hears of every move (a
+    ``MoveEvent``: the move, the position after it, the clocks), for a live view."""
     started = time.monotonic()
     if black.name == white.name:
         raise ValueError(f"game {spec.game_id}: an engine cannot play itself under one name ({black.name})")
@@ -307,7 +322,7 @@ async def play_match_game(spec: GameSpec, black: Player, white: Player, rules: G
         clocks = _Clocks(rules, names, sides)
         hooks: list[MoveHook] = [clocks]
         if on_move is not None:
-            hooks.append(_Progress(spec, on_move))
+            hooks.append(_Progress(spec, on_move, clocks))
         hooks.append(_Adjudicator(rules.adjudication, names))
         game = await _play_moves(GameLoop(board, max_plies=rules.max_plies, hooks=hooks), players, clocks)
     if game.termination is Termination.ILLEGAL_MOVE and game.winner is not None:

@@ -2,8 +2,10 @@
 
 The orchestrator keeps at most ``concurrency`` games in flight, logs each
 as it starts and ends, stops early when an SPRT decides, and skips every game
-the log already holds when resumed.  It reports through a callback and never
-prints: the command line draws the live view from what it is told.
+the log already holds when resumed.  It reports through callbacks and never
+prints: ``on_progress`` after every change (the command line draws the live view
+from it) and ``on_game`` with each game's start, moves and end (``matches.game_events``,
+for the spectators' page).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 
 from matches.engines import EngineSpec
 from matches.executor import Executor, ExecutorError, LocalPool
+from matches.game_events import GameEvent, GameFinished, GameStarted, MoveEvent
 from matches.openings import Opening, load_openings
 from matches.player import EngineStartError
 from matches.ratings import SprtConfig, SprtStatus
@@ -147,7 +150,7 @@ class Progress:
     """Why the tournament ended, once it has."""
 
 
-def make_executor(config: TournamentConfig, on_move: Callable[[GameSpec, int], None] | None) -> Executor:
+def make_executor(config: TournamentConfig, on_move: Callable[[MoveEvent], None] | None) -> Executor:
     engines = {e.name: e for e in config.engines}
     if config.executor == "ray":
         from matches.ray_executor import RayExecutor
@@ -160,13 +163,18 @@ class Tournament:
     def __init__(self, config: TournamentConfig, store: TournamentStore,
                  done: Sequence[MatchGame] = (), *,
                  on_progress: Callable[[Progress], None] | None = None,
+                 on_game: Callable[[GameEvent], None] | None = None,
                  executor: Executor | None = None) -> None:
         self.config = config
         self.store = store
         self.records: list[MatchGame] = list(done)
         self._done_ids = {r.game_id for r in self.records}
         self.on_progress = on_progress
+        self.on_game = on_game
+        """Hears each game start, move and end, on the event loop the tournament runs on."""
         self.running: dict[str, Running] = {}
+        self.reports_moves = executor is None and config.executor == "local"
+        """Whether ``on_game`` hears of every move (the local pool), or only of starts and ends."""
         self.executor = executor or make_executor(config, self._moved)
         self.openings = config.load_openings()
         if not self.openings:
@@ -213,10 +221,26 @@ class Tournament:
         self.on_progress(Progress(self.records, list(self.running.values()), self.total,
                                   time.monotonic() - self._t0, self.standings, self.stop_reason))
 
-    def _moved(self, spec: GameSpec, plies: int) -> None:
-        r = self.running.get(spec.game_id)
-        if r is not None:
-            r.plies = plies
+    def _moved(self, event: MoveEvent) -> None:
+        r = self.running.get(event.game_id)
+        if r is None:  # a game given up already
+            return
+        r.plies = event.plies
+        self._tell(event)
+
+    def _tell(self, event: GameEvent) -> None:
+        if self.on_game is not None:
+            self.on_game(event)
+
+    def _started(self, spec: GameSpec) -> None:
+        self.running[spec.game_id] = Running(spec, time.monotonic())
+        rules = self.config.rules
+        self._tell(GameStarted(spec, (rules.tc_for(spec.black).base, rules.tc_for(spec.white).base)))
+
+    def _given_up(self, spec: GameSpec, reason: str) -> None:
+        """``spec`` ends unplayed (or unfinished)."""
+        if self.running.pop(spec.game_id, None) is not None:
+            self._tell(GameFinished(spec, "*", reason))
 
     # -- playing ----------------------------------------------------------
 
@@ -260,7 +284,7 @@ class Tournament:
             while (queue or tasks) and not self.stop_reason:
                 while queue and len(tasks) < self.config.concurrency:
                     spec = queue.pop()
-                    self.running[spec.game_id] = Running(spec, time.monotonic())
+                    self._started(spec)
                     self.store.append({"event": "game_started", "game_id": spec.game_id,
                                        "black": spec.black, "white": spec.white,
                                        "opening": spec.opening_label})
@@ -269,21 +293,27 @@ class Tournament:
                 done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
                 for task in done:
                     spec = tasks.pop(task)
-                    self.running.pop(spec.game_id, None)
                     try:
                         record = task.result()
                     except EngineStartError as exc:
                         # A wrong command or address: no game can be played with it, and none was lost.
                         self.stop_reason = "an engine could not start"
+                        self._given_up(spec, str(exc))
                         self._error(str(exc))
                         raise
                     except ExecutorError as exc:
+                        self._given_up(spec, f"not played: {exc}")
                         self._error(f"game {spec.game_id} not played: {exc}")
                         continue
                     except Exception as exc:  # a bug must not end the tournament
                         log.exception("game %s failed", spec.game_id)
+                        self._given_up(spec, f"failed: {type(exc).__name__}: {exc}")
                         self._error(f"game {spec.game_id} failed: {type(exc).__name__}: {exc}")
                         continue
+                    except BaseException:
+                        self._given_up(spec, self.stop_reason or "interrupted")
+                        raise
+                    self.running.pop(spec.game_id, None)
                     self._finished(record)
         finally:
             for task in tasks:
@@ -291,7 +321,7 @@ class Tournament:
             if tasks:
                 await asyncio.gather(*tasks, return_exceptions=True)
             for spec in tasks.values():
-                self.running.pop(spec.game_id, None)
+                self._given_up(spec, self.stop_reason or "interrupted")
 
     def _error(self, message: str) -> None:
         self.errors.append(message)
@@ -299,6 +329,7 @@ class Tournament:
         self._notify()
 
     def _finished(self, record: MatchGame) -> None:
+        self._tell(GameFinished.of(record))
         if record.game_id in self._done_ids:  # a retried game that came back twice
             return
         self._done_ids.add(record.game_id)

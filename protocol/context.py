@@ -18,6 +18,8 @@ DXP_PORT = 27531
 """The DamExchange standard port."""
 CB_PORT = 27532
 """The cb protocol's port: the one after DXP's."""
+WEB_PORT = 27533
+"""The board page's port in the examples (``--web-port``, off by default)."""
 
 
 @functools.cache

@@ -24,8 +24,12 @@ from protocol.framing import stream_limit
 from protocol.guard import guard
 from protocol.host_pool import HostPool
 from protocol.memory_budget import HashBudget, default_budget_mb
+from protocol.web_server import WebChannel, WebServer, static_pages
 
 log = logging.getLogger(__name__)
+
+BOARD_PAGES = static_pages("board.js", "board.css", index="index.html")
+"""The board page (``--web-port``): every tab a cb session on the ``/cb`` WebSocket."""
 
 Handler = Callable[[asyncio.StreamReader, Writer, ServerSettings], Awaitable[None]]
 
@@ -58,7 +62,7 @@ class Server:
     """Listens on one port per enabled dialect; ``ports`` tells where (after ``start``)."""
 
     def __init__(self, settings: ServerSettings, *, hub_port: int | None = None,
-                 dxp: bool = True, cb: bool = True) -> None:
+                 dxp: bool = True, cb: bool = True, web_port: int | None = None) -> None:
         if settings.defaults.hash_budget is None:  # every server has a ceiling on table memory
             budget = HashBudget(default_budget_mb())
             settings = replace(settings, defaults=replace(settings.defaults, hash_budget=budget))
@@ -70,6 +74,9 @@ class Server:
             self._wanted["cb"] = settings.cb_port
         if hub_port is not None:
             self._wanted["hub"] = hub_port
+        self._web_port = web_port
+        self.web: WebServer | None = None
+        """The board page's server, when ``web_port`` asks for it (after ``start``)."""
         self.pool: HostPool | None = None
         """The search processes, when ``defaults.search_processes`` asks for them (after ``start``)."""
         self._servers: list[asyncio.base_events.Server] = []
@@ -81,7 +88,7 @@ class Server:
 
     @property
     def active_sessions(self) -> int:
-        return len(self._tasks)
+        return len(self._tasks) + (self.web.active_sockets if self.web is not None else 0)
 
     @property
     def ports(self) -> dict[str, int]:
@@ -111,6 +118,26 @@ class Server:
                 host, real_port = sock.getsockname()[:2]
                 self.endpoints.append(Endpoint(dialect, host, real_port))
                 log.info("listening for %s on %s:%d", dialect, host, real_port)
+        if self._web_port is not None:
+            await self._start_web(self._web_port)
+
+    async def _start_web(self, port: int) -> None:
+        from protocol.web_cb import serve_cb_socket
+
+        async def cb_socket(channel: WebChannel) -> None:
+            await serve_cb_socket(channel, self.settings)
+
+        s = self.settings
+        self.web = WebServer(s.host, port, pages=BOARD_PAGES, sockets={"/cb": cb_socket},
+                             max_message=s.max_line, max_sessions=s.max_sessions,
+                             write_timeout=s.write_timeout)
+        try:
+            await self.web.start()
+        except OSError:
+            self.web = None
+            await self.close()
+            raise
+        self.endpoints.append(Endpoint("web", s.host, self.web.port))
 
     async def _connection(self, dialect: str, reader: asyncio.StreamReader,
                           writer: asyncio.StreamWriter) -> None:
@@ -152,7 +179,10 @@ class Server:
             await asyncio.wait_for(writer.wait_closed(), 5)
 
     async def serve_forever(self) -> None:
-        await asyncio.gather(*(s.serve_forever() for s in self._servers))
+        waits = [s.serve_forever() for s in self._servers]
+        if self.web is not None:
+            waits.append(self.web.serve_forever())
+        await asyncio.gather(*waits)
 
     async def close(self) -> None:
         """Stop listening, end every session (their searches are stopped) and wait for them."""
@@ -166,6 +196,9 @@ class Server:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(s.wait_closed(), 5)
         self._servers.clear()
+        if self.web is not None:
+            await self.web.close()
+            self.web = None
         if self.pool is not None:  # after the sessions: they close their engines there first
             await self.pool.close()
             self.pool = None

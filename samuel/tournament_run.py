@@ -28,6 +28,7 @@ from matches.report import render_markdown, render_text
 from matches.store import TournamentStore
 from matches.timecontrol import TimeControl
 from matches.tournament import Progress, Tournament, TournamentConfig
+from samuel.spectate import SpectatingError, run_watched
 
 
 class TournamentError(SamuelError):
@@ -180,10 +181,10 @@ def run_tournament(args: argparse.Namespace, *, match: bool) -> int:
                     view.update(p.standings, _running(p))
 
                 tournament.on_progress = show
-                reason = asyncio.run(tournament.run())
+                reason = asyncio.run(_run(tournament, args, err_console))
         else:
             tournament.on_progress = _LineLog(err_console).update
-            reason = asyncio.run(tournament.run())
+            reason = asyncio.run(_run(tournament, args, err_console))
     except EngineStartError as exc:
         # Not a game lost: the engine's command or address is wrong.  A new tournament that
         # finished no game leaves nothing behind; one with games keeps them for --resume.
@@ -192,6 +193,10 @@ def run_tournament(args: argparse.Namespace, *, match: bool) -> int:
             raise
         raise TournamentError(f"{exc}; the games played so far are in {store.directory} "
                               f"(continue with --resume {store.directory})") from None
+    except SpectatingError:  # the page could not be served: nothing was played
+        if args.resume is None and not tournament.records:
+            store.discard()
+        raise
     except KeyboardInterrupt:
         err_console.print(f"interrupted after {len(tournament.records)} games; continue with "
                           f"samuel {'match' if match else 'tournament'} --resume {store.directory}")
@@ -206,6 +211,20 @@ def run_tournament(args: argparse.Namespace, *, match: bool) -> int:
     for e in tournament.errors:
         err_console.print(f"[yellow]error:[/] {e}", highlight=False)
     return 0
+
+
+async def _run(tournament: Tournament, args: argparse.Namespace, console: Console) -> str:
+    """The tournament, watched in a browser too with ``--web-port``."""
+    port = getattr(args, "web_port", None)
+    if port is None:
+        return await tournament.run()
+
+    def announce(url: str) -> None:
+        note = "" if tournament.reports_moves else " (standings and finished games: this executor " \
+                                                   "reports no moves)"
+        console.print(f"watch it live at {url}{note}", highlight=False, soft_wrap=True)
+
+    return await run_watched(tournament, args.web_host, port, announce)
 
 
 def _running(p: Progress) -> list[RunningGame]:

@@ -1,7 +1,8 @@
 """samuel serve: the engine server, DXP and cb over TCP (Hub optional), until stopped.
 
     samuel serve                          # DXP on 127.0.0.1:27531, cb on 127.0.0.1:27532
-    samuel serve --host 0.0.0.0 --dxp-port 27531 --cb-port 27532 --hub-port 27533
+    samuel serve --host 0.0.0.0 --dxp-port 27531 --cb-port 27532 --hub-port 27534
+    samuel serve --web-port 27533         # also the board page: http://127.0.0.1:27533/
 
 Logs go to stderr (or ``--log FILE``), never to a client.  SIGINT/SIGTERM stop
 it cleanly: running searches are stopped and connections closed.
@@ -19,7 +20,7 @@ import signal
 import sys
 from dataclasses import replace
 
-from protocol.context import CB_PORT, DXP_PORT, ServerSettings
+from protocol.context import CB_PORT, DXP_PORT, WEB_PORT, ServerSettings
 from protocol.framing import DEFAULT_MAX_LINE
 from protocol.search_priority import DEFAULT_PRIORITY, PRIORITIES
 from samuel.argtypes import bounded_int, positive_float, positive_int
@@ -56,6 +57,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="cb protocol port (default: %(default)s)")
     p.add_argument("--hub-port", type=port_number, default=None, metavar="PORT",
                    help="also serve the Hub protocol over TCP on PORT (default: off)")
+    p.add_argument("--web-port", type=port_number, default=None, metavar="PORT",
+                   help=f"also serve the board page on PORT (e.g. {WEB_PORT}): play samuel in a browser, "
+                        "every tab its own cb session over a WebSocket (default: off)")
     p.add_argument("--no-dxp", action="store_true", help="do not serve DXP")
     p.add_argument("--no-cb", action="store_true", help="do not serve the cb protocol")
     add_session_arguments(p, line=False)
@@ -108,7 +112,8 @@ def settings_from(args: argparse.Namespace) -> ServerSettings:
 async def serve(args: argparse.Namespace) -> int:
     from protocol.server import Server
 
-    server = Server(settings_from(args), hub_port=args.hub_port, dxp=not args.no_dxp, cb=not args.no_cb)
+    server = Server(settings_from(args), hub_port=args.hub_port, dxp=not args.no_dxp, cb=not args.no_cb,
+                    web_port=args.web_port)
     rote = None
     # Open it now, so the first game does not wait for the load (search processes open their own).
     if getattr(args, "rote", "") and not args.search_processes:
@@ -147,8 +152,9 @@ async def serve(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.no_dxp and args.no_cb and args.hub_port is None:
-        print("samuel serve: error: nothing to serve (--no-dxp, --no-cb and no --hub-port)", file=sys.stderr)
+    if args.no_dxp and args.no_cb and args.hub_port is None and args.web_port is None:
+        print("samuel serve: error: nothing to serve (--no-dxp, --no-cb, no --hub-port and no --web-port)",
+              file=sys.stderr)
         return 2
     configure_logging(args.log, args.log_level, stderr=True)
     try:

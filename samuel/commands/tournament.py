@@ -14,7 +14,7 @@ import argparse
 from pathlib import Path
 
 from matches.defaults import DEFAULT_MAXMOVES, DEFAULT_TC
-from samuel.argtypes import positive_float, positive_int
+from samuel.argtypes import bounded_int, positive_float, positive_int
 from samuel.outputs import output_dir
 
 FORMATS = ("round-robin", "gauntlet", "swiss")
@@ -86,6 +86,13 @@ def add_arguments(p: argparse.ArgumentParser, *, match: bool) -> None:
                    help="also write the JSON-lines event stream to stdout (the report then goes to stderr)")
     r.add_argument("--no-live", action="store_true",
                    help="no live table: one line per finished game on stderr")
+    w = p.add_argument_group("spectating")
+    w.add_argument("--web-port", type=bounded_int(0, 65535), default=None, metavar="PORT",
+                   help="watch in a browser: serve a page with the games in progress, move by move, and "
+                        "the standings on PORT while the run lasts (0: any free port; the URL goes to "
+                        "stderr; with --executor ray, standings and finished games only)")
+    w.add_argument("--web-host", default="127.0.0.1", metavar="HOST",
+                   help="the address the page is served on (default %(default)s: this machine only)")
     if match:
         r.add_argument("--sprt", default=None, metavar="SPEC",
                        help="stop when a GSPRT decides: elo0=E0 elo1=E1 [alpha=0.05 beta=0.05 "

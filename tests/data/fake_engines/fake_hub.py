@@ -15,6 +15,7 @@ the ``go`` commands of the whole process, from 1):
                         (the first of 1-5, 5-1, 32-28, 28-32 that is illegal)
     --error-after N     answer the N-th move with ``error message=...``
     --delay S           sleep S seconds before answering each move (time losses)
+    --wait-for FILE     answer no move until FILE exists (a test's go-ahead)
     --crash-at-start    exit with status 3 before answering ``hub``
     --crash-at-restart FILE
                         start once (creating FILE), and exit with status 3 before
@@ -48,6 +49,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--illegal-after", type=int, default=0, metavar="N")
     p.add_argument("--error-after", type=int, default=0, metavar="N")
     p.add_argument("--delay", type=float, default=0.0, metavar="S")
+    p.add_argument("--wait-for", type=Path, default=None, metavar="FILE")
     p.add_argument("--crash-at-start", action="store_true")
     p.add_argument("--crash-at-restart", type=Path, default=None, metavar="FILE")
     p.add_argument("--reject-params", action="store_true")
@@ -114,6 +116,8 @@ def main(argv: list[str]) -> int:
                 continue
             if args.delay:
                 time.sleep(args.delay)
+            while args.wait_for is not None and not args.wait_for.exists():
+                time.sleep(0.01)
             if n == args.error_after:
                 out(g.error_line("fake cannot think today"))
             elif n == args.illegal_after:
