@@ -20,8 +20,11 @@ samuel_install_inputs() {
 }
 
 samuel_ensure_venv() {
-    # $1: the pip target with extras, e.g. '.[test,ray]' or '.'
-    local target=$1 stamp=.venv/.samuel-install want have=""
+    # $1: the pip target with extras, e.g. '.[test,ray]' or '.'; any further arguments are
+    # targets with fewer extras that this install also serves (so scripts/test-browser's
+    # '.[test,ray,browser]' does not make the next ./scripts/test install again).
+    local target=$1 stamp=.venv/.samuel-install want have="" covered
+    shift
     if [ ! -x .venv/bin/python ]; then
         "$PYTHON" -m venv .venv
     fi
@@ -29,7 +32,7 @@ samuel_ensure_venv() {
     [ -f "$stamp" ] && have=$(cat "$stamp")
     # A stamp made for more extras also serves fewer: '.[test,ray]' covers '.'.
     if [ "${SAMUEL_REINSTALL:-0}" != 1 ] && .venv/bin/python -c 'import engine._core, emu704._fast, samuel.cli' 2>/dev/null; then
-        if [ "$have" = "$want" ] || { [ "$target" = "." ] && [ -f "$stamp.covers" ] && grep -qxF "$(samuel_install_inputs ".")" "$stamp.covers"; }; then
+        if [ "$have" = "$want" ] || { [ -f "$stamp.covers" ] && grep -qxF "$want" "$stamp.covers"; }; then
             [ "${SAMUEL_SETUP_VERBOSE:-0}" = 1 ] && echo "samuel setup: up to date ($target)" >&2
             return 0
         fi
@@ -37,6 +40,6 @@ samuel_ensure_venv() {
     [ "${SAMUEL_SETUP_VERBOSE:-0}" = 1 ] && echo "samuel setup: installing $target" >&2
     .venv/bin/python -m pip install -q --disable-pip-version-check -e "$target"
     printf '%s\n' "$want" > "$stamp"
-    # Remember that this install also satisfies the plain package.
-    samuel_install_inputs "." > "$stamp.covers"
+    # Remember that this install also satisfies the plain package and the targets named.
+    for covered in . "$@"; do samuel_install_inputs "$covered"; done > "$stamp.covers"
 }
