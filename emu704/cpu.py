@@ -19,10 +19,12 @@ Registers (``Machine`` attributes; all plain ``int``/``bool``)
     mq_overflow     MQ overflow indicator (TQO; FP MQ characteristic over/underflow)
     divide_check    divide-check indicator (DCT)
     trap_mode       trapping mode (ETM/LTM)
-    tape_check, end_of_tape   tape indicators (RTT/ETT); nothing sets them yet
+    tape_check, end_of_tape   tape indicators (RTT/ETT), turned on by the 727 tape units
+                    (emu704.tape)
     sense_lights    4 bits, bit i-1 = light i (SLF/SLN/SLT)
     sense_switches  6 bits, bit i-1 = switch i down (SWT); set by the host
     instructions, cycles      counters; ``time_us`` = cycles * 12
+    io_wait_cycles  the part of ``cycles`` spent waiting for timed units (tape interlocks)
 
 Instruction formats
 -------------------
@@ -83,6 +85,13 @@ Write a class implementing emu704.iobus.Device (select/disconnect/copy_in/copy_o
 ``addresses``, optionally ``sense_addresses``) in its own module and ``machine.attach(dev)``.
 Nothing in this file changes.  Tape/drum positioning (BST WEF REW LDA) call optional device
 methods ``backspace()``, ``write_end_of_file()``, ``rewind()``, ``locate(word)``.
+
+A unit that takes time (``timed = True``, emu704.iobus.TimedDevice: the 727 tape) is given a
+Link on attach, to read the cycle counter and hold the instruction (interlocks).  The run loop
+adds the basic cycles of a batch of instructions only when the batch ends, so the counter lags
+inside a batch; an I/O instruction that reaches a timed unit therefore raises ``_IOSync``, the
+batch ends just before it with the counters brought up to date, and the instruction is
+executed again alone (``_execute_timed``) with ``cycles`` exact.  Untimed units never pay this.
 """
 
 from __future__ import annotations
@@ -170,6 +179,11 @@ STOP_MESSAGES: dict[StopReason, str] = {
     StopReason.WAITING_FOR_INPUT: "CPY is waiting for the next card (queue one and resume)",
     StopReason.IO_ERROR: "I/O error: no such device, nothing selected, or request refused",
 }
+
+
+class _IOSync(Exception):
+    """Raised by an I/O handler that needs the exact cycle count (a timed unit): the batch ends
+    before the instruction, which is then executed alone (``Machine._execute_timed``)."""
 
 
 class _Stop(Exception):
@@ -283,7 +297,8 @@ _SHIFT_EXTRA: tuple[int, ...] = tuple(
 
 def _charged_by_the_run_loop(d: OpDef) -> bool:
     """Whether the BASIC_CYCLES the run loop charges are all ``d`` costs: its table figure is
-    the basic one, or (I/O) the basic one plus device waits, which the emulated devices never make."""
+    the basic one, or (I/O) the basic one plus device waits, which the timed units themselves
+    charge through their Link (emu704.tape; the card units make no wait)."""
     t = d.timing
     assert t is not None
     plain = t.base == BASIC_CYCLES and t.divide_check is None and t.shift is None
@@ -319,6 +334,34 @@ def _sign_key(negative: int, magnitude: int) -> int:
     return -magnitude - 1 if negative else magnitude
 
 
+class _MachineLink:
+    """The machine as a timed unit sees it (emu704.iobus.Link)."""
+
+    __slots__ = ("_m",)
+
+    def __init__(self, machine: Machine) -> None:
+        self._m = machine
+
+    def now(self) -> int:
+        m = self._m
+        return m.cycles + BASIC_CYCLES if m._io_exact else m.cycles
+
+    def hold_until(self, cycle: int) -> None:
+        m = self._m
+        if not m._io_exact:
+            return
+        wait = cycle - (m.cycles + BASIC_CYCLES)
+        if wait > 0:
+            m.cycles += wait
+            m.io_wait_cycles += wait
+
+    def set_end_of_tape(self) -> None:
+        self._m.end_of_tape = True
+
+    def set_tape_check(self) -> None:
+        self._m.tape_check = True
+
+
 class Machine:
     """An IBM 704 with 4K, 8K or 32K words of core and an I/O bus."""
 
@@ -332,6 +375,9 @@ class Machine:
         self._devices: dict[int, iobus.Device] = {}
         self._sense_devices: dict[int, iobus.Device] = {}
         self._decoded: dict[int, tuple[Handler, int, int, int, int]] = {}
+        self._link = _MachineLink(self)
+        self._io_exact = False
+        """True while an I/O instruction runs alone with the counters exact (``_execute_timed``)."""
         self.sense_switches = 0
         self.reset()
 
@@ -356,6 +402,8 @@ class Machine:
         self.sense_lights = 0
         self.instructions = 0
         self.cycles = 0
+        self.io_wait_cycles = 0
+        """Cycles (of ``cycles``) the machine waited for timed units: the tape interlocks."""
         self.halt_location: int | None = None
         """Location of the HTR/HPR/DVH/FDH that ended the last run() (None otherwise)."""
         self.stop_detail = ""
@@ -469,6 +517,9 @@ class Machine:
             sense = [s for a in device.addresses for s in _DEFAULT_SENSE.get(a, ())]
         for a in sense:
             self._sense_devices[a] = device
+        bind = getattr(device, "bind", None)
+        if bind is not None:
+            bind(self._link)
 
     def detach(self, device: iobus.Device) -> None:
         for table in (self._devices, self._sense_devices):
@@ -477,6 +528,9 @@ class Machine:
         if self._selected is device:
             device.disconnect()
             self._selected = None
+        bind = getattr(device, "bind", None)
+        if bind is not None:
+            bind(None)
 
     @property
     def selected_device(self) -> iobus.Device | None:
@@ -532,14 +586,13 @@ class Machine:
                     a = (a - xr[ix]) & amask
                 ic = fn(self, a, t, d, ic) & amask
         except _Stop as stop:
-            n = i + 1 if stop.executed else i
-            if stop.next_ic is not None:
-                ic = stop.next_ic & amask
+            return self._stopped(stop, i, ic)
+        except _IOSync:  # a timed unit: counters up to this instruction, then it alone
             self.ic = ic
-            self.instructions += n
-            self.cycles += BASIC_CYCLES * n
-            self.stop_detail = stop.detail
-            return n, stop.reason
+            self.instructions += i
+            self.cycles += BASIC_CYCLES * i
+            n, reason = self._execute_timed(fn, a, t, d)
+            return i + n, reason
         except BaseException:  # a device or host error: keep the registers consistent
             self.ic = ic
             self.instructions += i
@@ -549,6 +602,39 @@ class Machine:
         self.instructions += k
         self.cycles += BASIC_CYCLES * k
         return k, None
+
+    def _stopped(self, stop: _Stop, before: int, ic: int) -> tuple[int, StopReason]:
+        """Counters and IC after ``stop`` was raised by the instruction at ``ic``, which follows
+        ``before`` instructions of the batch."""
+        n = before + 1 if stop.executed else before
+        if stop.next_ic is not None:
+            ic = stop.next_ic & self.amask
+        self.ic = ic
+        self.instructions += n
+        self.cycles += BASIC_CYCLES * n
+        self.stop_detail = stop.detail
+        return n, stop.reason
+
+    def _execute_timed(self, fn: Handler, y: int, t: int, d: int) -> tuple[int, StopReason | None]:
+        """Execute the I/O instruction at ``ic`` (already decoded: ``fn(self, y, t, d, ic)``) with
+        the counters exact, so a timed unit reads the true cycle count (see ``_IOSync``)."""
+        ic = self.ic
+        self._io_exact = True
+        try:
+            next_ic = fn(self, y, t, d, ic) & self.amask
+        except _Stop as stop:
+            return self._stopped(stop, 0, ic)
+        finally:
+            self._io_exact = False
+        self.ic = next_ic
+        self.instructions += 1
+        self.cycles += BASIC_CYCLES
+        return 1, None
+
+    def _sync_for(self, device: iobus.Device | None) -> None:
+        """Raise _IOSync unless the counters are exact or ``device`` is not a timed unit."""
+        if not self._io_exact and device is not None and getattr(device, "timed", False):
+            raise _IOSync
 
     def _decode(self, word: int, location: int) -> tuple[Handler, int, int, int, int]:
         """Decode ``word`` into its cached executable form, or stop on an illegal code."""
@@ -1301,6 +1387,7 @@ class Machine:
 
     def _select(self, y: int, write: bool, ic: int) -> int:
         dev = self._devices.get(y)
+        self._sync_for(dev)
         what = "WRS" if write else "RDS"
         if dev is None:
             raise _Stop(StopReason.IO_ERROR, None, False, f"{what} {y:04o} at {ic:05o}: no such device")
@@ -1328,6 +1415,7 @@ class Machine:
     def _copy(self, y: int, ic: int, add: bool) -> int:
         """CPY (and CAD when ``add``): L+1 word, L+2 end of file, L+3 end of record."""
         dev = self._selected
+        self._sync_for(dev)
         name = "CAD" if add else "CPY"
         if dev is None:
             raise _Stop(StopReason.IO_ERROR, None, False, f"{name} at {ic:05o} with no device selected")
@@ -1364,6 +1452,7 @@ class Machine:
 
     def _unit_call(self, name: str, method: str, dev: iobus.Device | None, arg: int | None,
                    y: int, ic: int) -> int:
+        self._sync_for(dev)
         fn = getattr(dev, method, None)
         if fn is None:
             raise _Stop(StopReason.IO_ERROR, None, False,

@@ -21,6 +21,15 @@ Protocol (IBM 704 select + copy, see shared/reference/ibm704.md section 3.2):
   punch 0341-0342) call ``sense(address)``; a True answer skips the next
   instruction.
 
+Timed units (the 727 tape, emu704.tape).  A unit whose ``timed`` attribute is
+True takes time the machine must wait for.  ``Machine.attach`` hands it a
+``Link`` (its ``bind`` method), through which it reads the cycle counter
+(``now``), holds the instruction being executed until the unit is ready
+(``hold_until``: the 704's interlocks, charged to the cycle counter) and turns
+on the tape indicators (ETT, RTT).  The CPU calls a timed unit's select, copy,
+backspace, write-end-of-file and rewind with the counter exact to the cycle.
+Units without ``timed`` cost the instruction's own cycles only.
+
 Words are Python ints holding the 36-bit storage word, sign in bit 35.
 """
 
@@ -68,3 +77,34 @@ class Device(Protocol):
 
     def sense(self, address: int) -> bool:
         """PSE/MSE pulse or test at ``address``; True skips the next instruction."""
+
+
+class Link(Protocol):
+    """What a timed unit sees of the machine it is attached to (emu704.cpu.Machine gives one).
+
+    Times are machine cycles (12 us each) on the machine's cycle counter.
+    """
+
+    def now(self) -> int:
+        """The cycle at which the I/O instruction being executed transfers (the end of its own
+        cycles), or the counter itself when no I/O instruction is being executed."""
+
+    def hold_until(self, cycle: int) -> None:
+        """Interlock: the instruction being executed finishes no earlier than ``cycle`` (the wait
+        is added to the cycle counter).  Outside an I/O instruction it does nothing."""
+
+    def set_end_of_tape(self) -> None:
+        """Turn on the end-of-tape indicator (tested and turned off by ETT)."""
+
+    def set_tape_check(self) -> None:
+        """Turn on the tape-check (redundancy) indicator (tested and turned off by RTT)."""
+
+
+class TimedDevice(Device, Protocol):
+    """A Device that takes time: ``timed`` is True and ``bind`` receives the machine's Link
+    when the unit is attached (None when it is detached)."""
+
+    timed: bool
+
+    def bind(self, link: Link | None) -> None:
+        """Attach to (or, with None, detach from) a machine."""

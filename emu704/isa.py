@@ -61,7 +61,8 @@ Public API (stable; the assembler/disassembler rely on it)
 * ``varies`` the cost has a part that depends on the operands or a device and that the table
   gives no formula for ("6-13", "5+", "2+", "2+wait"): the FAD family's alignment and
   normalization are code in emu704.cpu (and the C core), tested against ``base``/``most``.  The
-  emulated devices never make the CPU wait, so the I/O instructions cost ``base``.
+  I/O instructions cost ``base`` plus whatever a timed unit makes the CPU wait (the 727 tape's
+  interlocks, emu704.tape, charged through emu704.iobus.Link); the card units never wait.
 
 ``BASIC_CYCLES`` = 2: what every instruction costs at least.
 

@@ -45,7 +45,10 @@ negative (``-1`` -> 77777); a positive value must fit, and an operand used as a 
 must lie inside the chosen memory size.
 
 Numbers are decimal everywhere except in OCT, also device addresses: ``RDS 209`` is RDS 0321
-(``RDS 321`` would select 0501), so use the SAP names RCD, WPR, WPU, RTB i ...
+(``RDS 321`` would select 0501), so use the SAP names RCD, WPR, WPU, RTB i ...  BST, WEF and
+REW take the tape's address as written too: ``REW 145`` rewinds tape 1 (0221).  UA SAP added
+their variable field to 0220 (``REW 1``); a BST/WEF/REW that names no tape unit is a warning
+that says so.
 
 Which subfields an operation takes is ``isa.OpDef.operands``: ``Y,T`` (the address must lie in
 memory), ``Y,T,D`` (type A: a memory address; PZE..MTH: any 15-bit values), ``n,T`` (ALS ARS
@@ -118,6 +121,9 @@ UNSUPPORTED_PSEUDO_OPS = frozenset(
 """UA SAP pseudo-operations this assembler does not implement.  (UA SAP's SWT pseudo-op is not
 listed: SWT is the sense-switch test of the operation table.)"""
 _NO_FIELD_PSEUDO_OPS = frozenset({"REM", "FUL", "ABS"})
+_TAPE_POSITIONING = frozenset({"BST", "WEF", "REW"})
+_TAPE_ADDRESSES = frozenset([*range(0o201, 0o213), *range(0o221, 0o233)])
+"""The 727 tape units' select addresses, BCD and binary (units 1-10)."""
 
 Block = tuple[int, list[int]]
 """(origin, words) -- a run of consecutive assembled words."""
@@ -807,7 +813,21 @@ class _Assembler:
             assert len(words) == count
             return words, "W"
         d = isa.OPCODES[op]
-        return [self.instruction(d, card.variable, location)], ("A" if d.kind in ("A", "DATA") else "B")
+        word = self.instruction(d, card.variable, location)
+        if d.mnemonic in _TAPE_POSITIONING:
+            self.check_tape_address(card, word)
+        return [word], ("A" if d.kind in ("A", "DATA") else "B")
+
+    def check_tape_address(self, card: Card, word: int) -> None:
+        """Warn when BST/WEF/REW name no tape unit: UA SAP added the variable field to 0220, so
+        its ``REW 1`` is REW 0221; here the address is taken as written (``REW 145``)."""
+        address, tag = word & 0o77777, (word >> 15) & 0o7
+        if tag or address in _TAPE_ADDRESSES:
+            return
+        hint = (f"; UA SAP read `{card.op} {address}` as {card.op} {0o220 + address:04o}, here write "
+                f"`{card.op} {0o220 + address}` (decimal) for tape {address}" if 1 <= address <= 10 else "")
+        self.warning(card, f"{card.op} {address:04o} (octal) names no tape unit: tapes are 0201-0212 "
+                           f"(BCD) and 0221-0232 (binary), decimal 129-138 and 145-154{hint}")
 
     def check_start(self, card: Card, start: int) -> None:
         """END must name an instruction: not a DEC/OCT/BCD word, a BSS/BES block or nothing.

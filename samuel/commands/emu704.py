@@ -4,7 +4,10 @@
 (a self-loading card deck).  ``samuel emu704 run PROG.sap|PROG.cbn`` loads the
 program (a deck is booted with LOAD CARD), runs it, prints what the printer
 printed as it prints it, then the final registers, indicators, counts and the
-704 time.
+704 time.  ``--tape N=FILE`` mounts a SIMH .tap file on 727 tape unit N (1-10)
+with its write ring (a missing file is a new, blank reel); ``--tape-ro N=FILE``
+mounts one without the ring, read only.  The tapes are unmounted when the run
+ends, so what the program wrote is in the files for the next run.
 """
 
 from __future__ import annotations
@@ -26,10 +29,21 @@ def _listing_file(text: str) -> str:
 if TYPE_CHECKING:
     from emu704.cpu import Machine, StopReason
     from emu704.devices import CardPunch
+    from emu704.tape import TapeUnit
 
 # The emulator is imported by the functions that run it: building the parser should not load it.
 
 MEMORY_CHOICES = {"4": 4096, "8": 8192, "32": 32768, "4096": 4096, "8192": 8192, "32768": 32768}
+
+
+def _tape_mount(text: str) -> tuple[int, Path]:
+    """--tape / --tape-ro: N=FILE with N a tape unit 1-10."""
+    unit, sep, name = text.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"expected N=FILE (N a tape unit 1-10), got {text!r}")
+    if not unit.strip().isdigit() or not 1 <= int(unit) <= 10:
+        raise argparse.ArgumentTypeError(f"tape units are 1-10, got {unit!r}")
+    return int(unit), Path(name)
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -57,6 +71,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     run.add_argument("--switches", default="", metavar="1,3", help="sense switches that are down")
     run.add_argument("--backend", default="python", choices=("python", "c"),
                      help="the reference Python CPU or the C fast path")
+    run.add_argument("--tape", type=_tape_mount, action="append", default=[], metavar="N=FILE",
+                     help="mount FILE (SIMH .tap; created if missing) on tape unit N (1-10) with its "
+                          "write ring; repeatable")
+    run.add_argument("--tape-ro", type=_tape_mount, action="append", default=[], metavar="N=FILE",
+                     help="mount FILE on tape unit N without the write ring (read only; it must exist)")
     run.set_defaults(func=run_run)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
@@ -117,24 +136,64 @@ def _parse_switches(text: str) -> list[int]:
     return out
 
 
+def _mount_tapes(args: argparse.Namespace) -> list[TapeUnit]:
+    """The units of --tape and --tape-ro, reels mounted (DeviceError or ValueError if one fails)."""
+    from emu704.tape import TapeUnit
+
+    mounts = [(unit, path, True) for unit, path in args.tape]
+    mounts += [(unit, path, False) for unit, path in args.tape_ro]
+    units: list[TapeUnit] = []
+    seen: dict[Path, int] = {}
+    try:
+        for unit, path, ring in mounts:
+            if any(u.unit == unit for u in units):
+                raise ValueError(f"--tape: tape unit {unit} is given two reels")
+            where = path.resolve()
+            if where in seen:
+                raise ValueError(f"--tape: {path} is mounted on tape units {seen[where]} and {unit}")
+            seen[where] = unit
+            units.append(TapeUnit(unit, path, ring=ring))
+    except BaseException:
+        for u in units:
+            u.unmount()
+        raise
+    return units
+
+
 def run_run(args: argparse.Namespace) -> int:
+    from emu704.devices import DeviceError
+
+    size = MEMORY_CHOICES[args.memory]
+    try:
+        switches = _parse_switches(args.switches)
+        tapes = _mount_tapes(args)
+    except (ValueError, DeviceError) as exc:
+        print(f"samuel emu704 run: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return _run_with(args, size, switches, tapes)
+    finally:
+        for unit in tapes:  # a record being written goes to its file
+            try:
+                unit.unmount()
+            except DeviceError as exc:
+                print(f"samuel emu704 run: {exc}", file=sys.stderr)
+
+
+def _run_with(args: argparse.Namespace, size: int, switches: list[int], tapes: list[TapeUnit]) -> int:
     from emu704.cards import CardFormatError, load_cbn
     from emu704.cpu import StopReason
     from emu704.devices import CardPunch, CardReader, Printer
     from emu704.loader import LoadError, load_card
     from emu704.sap import SapError, assemble_file
 
-    size = MEMORY_CHOICES[args.memory]
-    try:
-        switches = _parse_switches(args.switches)
-    except ValueError as exc:
-        print(f"samuel emu704 run: {exc}", file=sys.stderr)
-        return 2
     machine = _new_machine(args.backend, size)
     reader, punch = CardReader(), CardPunch()
     printer = Printer(on_line=lambda line: print(line, flush=True))
     for device in (reader, punch, printer):
         machine.attach(device)
+    for unit in tapes:
+        machine.attach(unit)
     for s in switches:
         machine.set_sense_switch(s, True)
     try:
@@ -159,7 +218,9 @@ def run_run(args: argparse.Namespace) -> int:
         return 2
 
     reason = _trace(machine, args) if args.trace else machine.run(args.max_instructions, args.max_cycles)
-    _report(machine, reason, punch)
+    for unit in tapes:
+        unit.end_record()  # before the report, so it counts a record the program was writing
+    _report(machine, reason, punch, tapes)
     return 0 if reason is StopReason.HALT else 1
 
 
@@ -194,7 +255,7 @@ def _ac_text(machine: Machine) -> str:
     return f"{sign}{ac >> 36 & 1}{ac >> 35 & 1}{ac & word.MAG_MASK:012o}"
 
 
-def _report(machine: Machine, reason: StopReason, punch: CardPunch) -> None:
+def _report(machine: Machine, reason: StopReason, punch: CardPunch, tapes: list[TapeUnit]) -> None:
     s = machine.state()
     detail = getattr(machine, "stop_detail", "")
     print(f"stop     {reason.value}: {reason.message}" + (f" ({detail})" if detail else ""))
@@ -203,10 +264,19 @@ def _report(machine: Machine, reason: StopReason, punch: CardPunch) -> None:
     print(f"MQ       {s.mq:012o}")
     print(f"XR       A {s.xr[0]:05o}  B {s.xr[1]:05o}  C {s.xr[2]:05o}")
     flags = [name for name, on in (("AC overflow", s.ac_overflow), ("MQ overflow", s.mq_overflow),
-                                   ("divide check", s.divide_check), ("trapping mode", s.trap_mode)) if on]
+                                   ("divide check", s.divide_check), ("trapping mode", s.trap_mode),
+                                   ("end of tape", s.end_of_tape), ("tape check", s.tape_check)) if on]
     print(f"flags    {', '.join(flags) or 'none'}   sense lights {s.sense_lights:04b}")
     ms = s.cycles * 12 / 1000
-    print(f"count    {s.instructions} instructions, {s.cycles} cycles = {ms:.3f} ms of 704 time")
+    waited = getattr(machine, "io_wait_cycles", 0)
+    waits = f" ({waited} waiting for tape)" if tapes else ""
+    print(f"count    {s.instructions} instructions, {s.cycles} cycles{waits} = {ms:.3f} ms of 704 time")
+    for unit in tapes:
+        records = unit.records
+        marks = sum(r.is_mark for r in records)
+        print(f"tape {unit.unit:<3} {unit.path}: {len(records) - marks} record(s), {marks} tape mark(s); "
+              f"head before record {unit.record_index} ({unit.position_inches / 12:.1f} ft past the load "
+              f"point){'' if unit.ring else ', no write ring'}")
     if punch.cards:
         print(f"punched  {len(punch.cards)} card(s)")
         for line in punch.text():
