@@ -11,9 +11,11 @@ steps, a multiple jump a step a jump) is matched against the legal moves, so
 nothing illegal ever leaves here, and every report carries the 704 time beside
 the host's.
 
-The program evaluates with its own fixed polynomial (``program704.EVALUATION``),
-not the evaluators of the modern core: ``set_evaluator`` refuses any other than
-``default``, which here names the program's own.
+The program evaluates with its own fixed polynomial (``program704.EVALUATION``)
+for evaluator ``default``, or with one of Samuel's polynomials (any evaluator of
+kind ``samuel``: ``samuel-1959``, ``samuel-alpha``, ``samuel-rote``, a file),
+whose terms and coefficients it takes as data words; ``set_evaluator`` refuses
+any other evaluator of the modern core by name.
 
 ``pace="704"`` plays at the real machine's speed: every slice, the last of an
 iteration too, is held back to 12 microseconds a cycle, and the hold is spent in
@@ -52,12 +54,18 @@ from engine.program704 import (
 from engine.search import Mode, RoteSource, Score, SearchInfo, SearchResult
 
 CENTI_MEN_PER_POINT = 100 / 64
-"""The program's score counts 64 a man (32 x PADV, a man 2); reports are in hundredths of a man."""
+"""The program's own score counts 64 a man (32 x PADV, a man 2); reports are in hundredths of a man
+(as Samuel's polynomials score already)."""
 CLOCK_STEP = 0.02
 """At pace 704, the longest the clock and the stop flags go unseen (seconds): a hold sleeps no longer."""
 PACE_SLICE_CYCLES = 2000
 """Cycles a slice at pace 704 (24 ms of 704 time, a fraction of a millisecond here)."""
-__all__ = ["EVALUATORS", "PACES", "Evaluator704Error", "Searcher704", "check_evaluator", "warm_up"]
+__all__ = ["EVALUATORS", "OWN_EVALUATOR", "PACES", "Evaluator704Error", "Searcher704", "check_evaluator",
+           "warm_up"]
+
+OWN_EVALUATOR = Evaluator("default", MATERIAL.spec, {"note": "the 704 program's own polynomial (EVALUATION)"})
+"""``default`` on the 704 backend: the program's own polynomial (its spec, the modern core's piece
+advantage, only stands in for the interface), without loading the modern default's network."""
 
 EVALUATORS = EVALUATORS_704
 """The evaluator names the 704 backend plays (the option table's)."""
@@ -65,12 +73,12 @@ check_evaluator = check_evaluator_704
 """Evaluator704Error unless the 704 backend really plays the evaluator named (the option table's check)."""
 
 
-def _score(value: int) -> Score:
+def _score(value: int, centi_men_per_point: float = CENTI_MEN_PER_POINT) -> Score:
     """A program score as a report's: centi-men, or a win/loss at its distance."""
     distance = plies_to_end(value)
     if distance is not None:
         return Score(core.WIN - distance if value > 0 else -(core.WIN - distance))
-    return Score(round(value * CENTI_MEN_PER_POINT))
+    return Score(round(value * centi_men_per_point))
 
 
 def _exact(found: Search704) -> bool:
@@ -100,7 +108,7 @@ class Searcher704:
         self.max_depth = min(max_depth, self.program.max_depth)
         self.mode = Mode.SAMUEL
         """The program's own rules: Samuel's 1959 ply rules, with alpha-beta cut-offs."""
-        self._evaluator: Evaluator = MATERIAL
+        self._evaluator: Evaluator = OWN_EVALUATOR
         self._clock = clock
         self._sleep = sleep
         self._lock = threading.Lock()
@@ -117,14 +125,22 @@ class Searcher704:
 
     @property
     def evaluator(self) -> Evaluator:
-        """A stand-in for the interface (the modern core's piece advantage, the nearest it has):
-        what the program evaluates is EVALUATION, in its own assembly."""
+        """The Samuel polynomial the program plays, or with ``default`` a stand-in for the
+        interface (the modern core's piece advantage, the nearest it has): what the program then
+        evaluates is EVALUATION, in its own assembly."""
         return self._evaluator
 
     def set_evaluator(self, evaluator: Evaluator) -> None:
-        """Evaluator704Error for any evaluator but ``default`` (the program's own): the program
-        cannot play another, and pretending it does would be a lie."""
-        check_evaluator(evaluator.name)
+        """Play ``default`` (the program's own polynomial) or one of Samuel's (kind ``samuel``),
+        set into the program as data words.  Evaluator704Error for any other: the program cannot
+        play it, and pretending it does would be a lie."""
+        if evaluator.name.strip().lower() == "default":
+            self.program.set_polynomial(None)
+            self._evaluator = OWN_EVALUATOR
+            return
+        check_evaluator(evaluator.name, evaluator)
+        self.program.set_polynomial(evaluator.spec.weights)
+        self._evaluator = evaluator
 
     def set_hash(self, hash_mb: int) -> None:
         return None
@@ -224,7 +240,8 @@ class Searcher704:
             # Every minimum ply up to the shallowest stop searches this same tree: it stands for them.
             same_to = max_depth if found.stop_ply is None else min(max(found.stop_ply, depth), max_depth)
             elapsed = clock() - start
-            info = SearchInfo(depth=same_to, seldepth=max(same_to, len(line)), score=_score(found.score),
+            info = SearchInfo(depth=same_to, seldepth=max(same_to, len(line)),
+                              score=_score(found.score, self.program.centi_men_per_point),
                               nodes=nodes, nps=int(nodes / elapsed) if elapsed > 0 else 0, time=elapsed,
                               pv=line, machine_time=cycles * CYCLE_SECONDS)
             best_info = info
@@ -258,7 +275,8 @@ class Searcher704:
         if got is None:
             return None
         score, line = got
-        return SearchInfo(depth=depth, seldepth=max(depth, len(line)), score=_score(score), nodes=nodes,
+        return SearchInfo(depth=depth, seldepth=max(depth, len(line)),
+                          score=_score(score, self.program.centi_men_per_point), nodes=nodes,
                           nps=int(nodes / elapsed) if elapsed > 0 else 0, time=elapsed, pv=line,
                           machine_time=cycles * CYCLE_SECONDS)
 

@@ -21,9 +21,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from engine.errors import OptionError, SamuelError
+
+if TYPE_CHECKING:
+    from engine.named_evaluator import Evaluator
 
 OptionValue: TypeAlias = "int | str"
 """A checked value: an int for a number, the canonical text of anything else."""
@@ -190,7 +193,8 @@ OPTIONS: tuple[EngineOption, ...] = (
     EngineOption(
         "evaluator", "evaluator", "default", aliases=("eval",), metavar="NAME",
         help="the evaluation function: a name (samuel's own or a learned one) or an evaluator .json file; "
-             "the 704 backend plays only default, which there names its own"),
+             "the 704 backend plays default, which there names its own, and Samuel's polynomials "
+             "(samuel-1959, samuel-alpha, samuel-rote, any of kind samuel)"),
     EngineOption(
         "mode", "choice", "pvs", choices=MODES, backends=MODERN, value_aliases=MODE_ALIASES,
         help="search: modern PVS, Samuel's 1959 plies, plain minimax (Shannon's type A), Chellapilla and "
@@ -206,7 +210,8 @@ OPTIONS: tuple[EngineOption, ...] = (
         "backend", "choice", "modern", choices=BACKENDS,
         help="which engine plays: the modern core, or Samuel's program in 704 assembly on the emulated "
              "IBM 704 (its own search with his 1959 ply rules, and its own evaluation, 32 PADV + ADV + "
-             "2 CENT + 2 KCENT - MOB over his terms; evaluator must be default, mode does not apply)"),
+             "2 CENT + 2 KCENT - MOB over his terms, or one of Samuel's polynomials as data words; "
+             "mode does not apply)"),
     EngineOption(
         "book", "book", "none", backends=MODERN, metavar="FILE",
         help="opening book played from at the root: default (the one shipped), none, or a book file "
@@ -254,23 +259,38 @@ def session_options() -> tuple[EngineOption, ...]:
     return tuple(o for o in OPTIONS if o.per_session)
 
 
-EVALUATORS_704: tuple[str, ...] = ("default",)
+EVALUATORS_704: tuple[str, ...] = ("default", "samuel-1959", "samuel-alpha", "samuel-rote")
 """The evaluator names the 704 backend plays: ``default``, which there names the program's own
-(``engine.program704.EVALUATION``, fixed in its assembly)."""
+(``engine.program704.EVALUATION``, fixed in its assembly), and Samuel's polynomials, which it
+takes as data words; so does any other evaluator of kind ``samuel`` (a file, a learned one)."""
 
 
 class Evaluator704Error(OptionError):
-    """An evaluator the 704 program does not play (it has its own, fixed in its assembly)."""
+    """An evaluator the 704 program does not play: its own or one of Samuel's polynomials only."""
 
 
-def check_evaluator_704(name: str) -> None:
-    """Evaluator704Error unless the 704 backend really plays the evaluator ``name``."""
-    if name.strip().lower() not in EVALUATORS_704:
-        from engine.program704 import EVALUATION  # light: the emulator loads when a program is built
+def check_evaluator_704(name: str, evaluator: Evaluator | None = None) -> None:
+    """Evaluator704Error unless the 704 backend really plays the evaluator ``name`` (``evaluator``,
+    or the one of that name): ``default`` (the program's own) or a Samuel polynomial (kind
+    ``samuel``) whose coefficients its 35-bit words hold."""
+    if name.strip().lower() == "default":
+        return
+    from engine import core
+    from engine.evaluators import by_name
+    from engine.program704 import EVALUATION, Program704Error, polynomial_words  # light: no emulator
 
+    if evaluator is None:
+        evaluator = by_name(name.strip())
+    if evaluator.spec.kind != core.EVAL_SAMUEL:
         raise Evaluator704Error(
-            f"the 704 backend cannot play evaluator {name!r}: the 704 program evaluates by {EVALUATION}; "
-            f"use evaluator {' or '.join(EVALUATORS_704)} (its own) with backend 704, or backend modern")
+            f"the 704 backend cannot play evaluator {name!r}: the 704 program evaluates by {EVALUATION}, "
+            "or by one of Samuel's polynomials (evaluators of kind samuel: "
+            f"{', '.join(EVALUATORS_704[1:])} or a file); use one of those with backend 704, "
+            "or backend modern")
+    try:
+        polynomial_words(evaluator.spec.weights)
+    except Program704Error as exc:
+        raise Evaluator704Error(f"the 704 backend cannot play evaluator {name!r}: {exc}") from None
 
 
 def check_compatible(values: Mapping[str, OptionValue]) -> None:

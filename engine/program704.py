@@ -11,6 +11,11 @@ the 704 program.
 
 704 time is the program's cycle count at 12 microseconds a cycle, the real
 machine's pace.
+
+The program computes all 26 of Samuel's Appendix C parameters (``params``) and
+plays either its own fixed polynomial (``EVALUATION``) or one of Samuel's
+(``set_polynomial``: an EVAL_SAMUEL weight vector written into its data words,
+``polynomial_words``), scoring as the C core's ``ckr_samuel_eval`` does.
 """
 
 from __future__ import annotations
@@ -18,11 +23,11 @@ from __future__ import annotations
 import functools
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from engine.board import Board
 from engine.core import RawPosition
@@ -40,9 +45,11 @@ CYCLE_SECONDS = 12e-6
 DEFAULT_BUDGET = 10**10
 """Cycles a request may take before it is stopped (about 33 hours of 704 time)."""
 MEMORY_WORDS = 32768
-PARAMS = ("ADV", "CENT", "KCENT", "MOB", "DIA", "DYKE")
-"""The Appendix C parameters the 704 program computes."""
-PARAM_OUTPUTS = ("OADV", "OCENT", "OKCENT", "OMOB", "ODIA", "ODYKE")
+PARAMS = ("ADV", "APEX", "BACK", "CENT", "CNTR", "CORN", "CRAMP", "DENY", "DIA", "DIAV",
+          "DYKE", "EXCH", "EXPOS", "FORK", "GAP", "GUARD", "HOLE", "KCENT", "MOB", "MOBIL",
+          "MOVE", "NODE", "OREO", "POLE", "RECAP", "THRET")
+"""The Appendix C parameters the 704 program computes: all 26 of csrc/samuel_terms.c, in its order
+(the program's parameter numbers 0-25)."""
 EVAL_WEIGHTS = {"PADV": 32, "ADV": 1, "CENT": 2, "KCENT": 2, "MOB": -1}
 """The 704 program's scoring: these weights times Samuel's terms (engine.samuel_terms with no parent:
 each parameter with the sides' roles swapped minus as it is).  A small fixed polynomial of ours, with
@@ -68,6 +75,82 @@ JUMP_CREDIT = 64
 """What a position left with a jump pending is credited to its side to move: a man (32 x PADV 2)."""
 PV_MAX = 16
 """Steps of the principal line the program keeps (a multiple jump is a step a jump)."""
+SAMUEL_JUMP_CREDIT = 100
+"""The credit with one of Samuel's polynomials, whose scores are in hundredths of a man (as the
+modern core's ``mode=samuel`` adds at a leaf left with a jump pending)."""
+SAMUEL_SHIFT = 13
+"""The program's polynomial sum is shifted right this many places (``ARS 13`` in SEVAL): the C
+core's CKR_SAMUEL_SHIFT."""
+NTERMS = 39
+"""PADV, the 26 parameters, the 12 connectives: the program's term numbers 0-38, the C core's."""
+CONNECTIVES = range(1 + len(PARAMS), NTERMS)
+P_DENY, P_MOB, P_MOBIL, P_CENT = (PARAMS.index(n) for n in ("DENY", "MOB", "MOBIL", "CENT"))
+TERM_BOUND = 64
+"""No term (PADV, a parameter's difference) is larger than this in magnitude (material 36 a side,
+a parameter at most 36): what bounds the program's 35-bit sum."""
+MAX_ENTRIES = 720
+"""Entries of a polynomial the program has room for (ENTB): a power of two each."""
+
+
+class Polynomial704(NamedTuple):
+    """One of Samuel's polynomials as the 704 program's data words (SEVAL reads them)."""
+
+    need: tuple[int, ...]
+    """The parameters to work out, by number (0-25), in the position and in its parent."""
+    entries: tuple[int, ...]
+    """One word an entry: minus for a negative coefficient, the term number in the decrement, a
+    shift k in the address: the entry adds the term times 2**k (or takes it away)."""
+    bonus: bool
+    """PADV is in it: Samuel's preference for trading when ahead is added."""
+    connectives: bool
+    want: tuple[bool, bool, bool]
+    """DENY (or MOBIL), EXCH (or RECAP), THRET: which the move loop must work out."""
+
+
+def _powers(value: int) -> list[tuple[int, int]]:
+    """``value`` as a sum of signed powers of two, (sign, k) each, fewest terms (the non-adjacent
+    form): Samuel's own coefficients are one power each."""
+    out: list[tuple[int, int]] = []
+    k = 0
+    while value:
+        if value & 1:
+            digit = 2 - (value & 3)  # +1 or -1
+            out.append((digit, k))
+            value -= digit
+        value >>= 1
+        k += 1
+    return out
+
+
+def polynomial_words(weights: Sequence[int]) -> Polynomial704:
+    """The data words of an EVAL_SAMUEL weight vector (``engine.samuel_terms.weights``).
+
+    Program704Error when the program's 35-bit sum could overflow (a coefficient far above
+    Samuel's 2**18), so a polynomial is played exactly or not at all."""
+    w = [int(x) for x in weights[:NTERMS]] + [0] * max(0, NTERMS - len(weights))
+    need = {i - 1 for i in range(1, 1 + len(PARAMS)) if w[i]}
+    connectives = any(w[i] for i in CONNECTIVES)
+    if connectives:
+        need |= {P_DENY, P_MOB, P_MOBIL, P_CENT}
+    entries: list[int] = []
+    bound = 0
+    for term, value in enumerate(w):
+        for sign, k in _powers(value):
+            entries.append((_SIGN if sign < 0 else 0) | term << 18 | k)
+            bound += (1 if term in CONNECTIVES else TERM_BOUND) << k
+    if bound >= 1 << 35:
+        raise Program704Error("the polynomial's coefficients are too large for the 704 program's 35-bit "
+                              f"sum (its terms could add up to {bound:,}); Samuel's were at most 2**18")
+    if len(entries) > MAX_ENTRIES:
+        raise Program704Error(f"the polynomial needs {len(entries)} entries, the program has room for "
+                              f"{MAX_ENTRIES}")
+    order = sorted(need)
+    want = (bool(need & {P_DENY, P_MOBIL}), bool(need & {PARAMS.index("EXCH"), PARAMS.index("RECAP")}),
+            PARAMS.index("THRET") in need)
+    return Polynomial704(tuple(order), tuple(entries), bool(w[0]), connectives, want)
+
+
+_SIGN = 1 << 35
 
 
 class Program704Error(SamuelError):
@@ -93,8 +176,8 @@ class Search704:
     """What the 704 program's search found."""
 
     score: int
-    """For the side to move: EVAL_WEIGHTS over Samuel's terms, or LOSS_VALUE + p for a loss p plies
-    away (minus that for a win)."""
+    """For the side to move: EVAL_WEIGHTS over Samuel's terms (64 a man), or the Samuel polynomial
+    set (hundredths of a man), or LOSS_VALUE + p for a loss p plies away (minus that for a win)."""
     first_from: int | None
     """The best move's first step (squares 1-32; None at depth 0): a multiple jump is identified
     by its first jump, as the program makes it one jump at a time."""
@@ -124,9 +207,6 @@ def plies_to_end(value: int) -> int | None:
     those stay far below, a few thousand at most)."""
     distance = -LOSS_VALUE - abs(value)
     return distance if 0 <= distance < -LOSS_VALUE // 2 else None
-
-
-_SIGN = 1 << 35
 
 
 def _signed(word: int) -> int:
@@ -178,6 +258,20 @@ def board_words(raw: RawPosition) -> list[int]:
     return [wk, white, black, bk]
 
 
+def colour_word(raw: RawPosition) -> int:
+    """The program's ICOL of a position: 0 when Black is to move, 1 when White is."""
+    return 0 if raw.turn == BLACK else 1
+
+
+def parent_words(raw: RawPosition, parent: RawPosition | None) -> list[int]:
+    """IPFA IPBA IPFP IPBP IPCOL: the position before the last move (its mover active), or without
+    one the same board with the other side to move, as csrc/samuel_terms.c stands it in."""
+    if parent is not None:
+        return [*board_words(parent), colour_word(parent)]
+    fa, ba, fp, bp = board_words(raw)
+    return [fp, bp, fa, ba, 1 - colour_word(raw)]
+
+
 @functools.cache
 def _image() -> Image:
     from emu704.sap import assemble
@@ -224,7 +318,9 @@ def warm_up(deck: str | os.PathLike[str] | None = None) -> None:
 
 ENTRY_NAMES = ("ENTRY", "RETURN", "EMOVES", "EMAKE", "ECOUNT", "EINIT", "ESRCH", "EPARAM", "EEVAL", "ELOAD")
 HOST_SYMBOLS = ("MAXPLY", "INF", "OPVT", "OPVN", "OBFSQ", "OBTSQ", "OSHAL",
-                "RBEST", "RPVN", "RPV0", "BESTF", "BESTT")
+                "RBEST", "RPVN", "RPV0", "BESTF", "BESTT", "ICOL", "IPFA", "IPBA", "IPFP", "IPBP",
+                "IPCOL", "OPAR", "EVKIND", "MANCR", "SBONUS", "SCONN", "SWD", "SWX", "SWT", "NNEED",
+                "NEEDB", "NENT", "ENTB", "CPOK")
 """The other words the host reads: its outputs and the root record it looks at after a stop."""
 
 
@@ -285,10 +381,14 @@ class Program704:
         self._make = (HostCall(m, [*board_in, a("IF"), a("IT"), a("IC")],
                                [a(n) for n in ("OFA", "OBA", "OFP", "OBP", "OEND")], ret), a("EMAKE"))
         self._count = (HostCall(m, [a("IW")], [a("OCOUNT")], ret), a("ECOUNT"))
-        self._params = (HostCall(m, board_in, [a(n) for n in PARAM_OUTPUTS], ret), a("EPARAM"))
-        self._eval = (HostCall(m, board_in, [a("OEVAL")], ret), a("EEVAL"))
+        self._params = (HostCall(m, [*board_in, a("ICOL")], [a("OPAR") - k for k in range(len(PARAMS))],
+                                 ret), a("EPARAM"))
+        # The evaluation and the search read the side to move's colour and the position before
+        # the last move (Samuel's terms are differences from it).
+        position_in = [*board_in, *(a(n) for n in ("ICOL", "IPFA", "IPBA", "IPFP", "IPBP", "IPCOL"))]
+        self._eval = (HostCall(m, position_in, [a("OEVAL")], ret), a("EEVAL"))
         self._load = (HostCall(m, board_in, [], ret), a("ELOAD"))
-        search_in = [*board_in, a("IDEPTH"), *(a(f"IB{i}") for i in range(1, 5))]
+        search_in = [*position_in, a("IDEPTH"), *(a(f"IB{i}") for i in range(1, 5))]
         pv_out = [a("OPVN"), *(a("OPVT") - k for k in range(PV_MAX))]
         self._search = (HostCall(m, search_in, [a(n) for n in ("OSCORE", "OBFSQ", "OBTSQ", "ONODES", "OSHAL")]
                                  + pv_out, ret), a("ESRCH"))
@@ -297,6 +397,8 @@ class Program704:
                       "building the bit-count table")
             with _LOADED_LOCK:
                 _LOADED[key] = _Loaded(tuple(m.mem), self.symbols)
+        self.polynomial: Polynomial704 | None = None
+        """The Samuel polynomial the program plays (``set_polynomial``), or None: its own fixed one."""
         self.max_ply = a("MAXPLY")
         self.max_depth = self.max_ply - MAX_JUMPS
         """Deepest request: every ply of it may end in a move of up to MAX_JUMPS single jumps,
@@ -315,6 +417,34 @@ class Program704:
             for i, word in enumerate(words):
                 self.machine.write(origin + i, word)
         return symbols
+
+    def set_polynomial(self, weights: Sequence[int] | None) -> None:
+        """Play one of Samuel's polynomials (an EVAL_SAMUEL weight vector, ``polynomial_words``) or,
+        with None, the program's own fixed one (EVALUATION): the data words SEVAL reads, set now,
+        as his coefficients were "single data words which can be changed at any time"."""
+        poly = None if weights is None else polynomial_words(weights)
+        mem = self.machine.mem
+        a = self.symbols.address
+        self.polynomial = poly
+        if poly is None:
+            mem[a("EVKIND")] = 0
+            mem[a("MANCR")] = JUMP_CREDIT
+            return
+        words = {"EVKIND": 1, "MANCR": SAMUEL_JUMP_CREDIT, "CPOK": 0, "SBONUS": int(poly.bonus),
+                 "SCONN": int(poly.connectives), "SWD": int(poly.want[0]), "SWX": int(poly.want[1]),
+                 "SWT": int(poly.want[2]), "NNEED": len(poly.need), "NENT": len(poly.entries)}
+        for name, word in words.items():
+            mem[a(name)] = word
+        for i, p in enumerate(poly.need, 1):
+            mem[a("NEEDB") - i] = p
+        for i, word in enumerate(poly.entries, 1):
+            mem[a("ENTB") - i] = word
+
+    @property
+    def centi_men_per_point(self) -> float:
+        """A program score in hundredths of a man: Samuel's polynomials score in them, the
+        program's own counts 64 a man (32 x PADV, a man 2)."""
+        return 1.0 if self.polynomial is not None else 100 / 64
 
     def perft(self, board: Board, depth: int, *, max_cycles: int = DEFAULT_BUDGET) -> Run704:
         """Leaves of ``board``'s tree to ``depth`` plies, counted by the 704 program."""
@@ -341,7 +471,8 @@ class Program704:
     def search(self, board: Board, depth: int, *, max_cycles: int = DEFAULT_BUDGET,
                breaks: tuple[int, int, int, int] = SAMUEL_BREAKS) -> Search704:
         """Negamax with alpha-beta and Samuel's ply rules: ``depth`` is the minimum ply, ``breaks``
-        his break points; EVAL_WEIGHTS at the leaves, JUMP_CREDIT for a jump left pending."""
+        his break points; at the leaves EVAL_WEIGHTS and JUMP_CREDIT for a jump left pending, or
+        the polynomial set and SAMUEL_JUMP_CREDIT (the root's parent: ``board.previous_raw``)."""
         words = self._search_input(board, depth, breaks)
         run = self._run(self._search, words, max_cycles, f"search {depth}")
         return self._search_output(run.cycles, run.instructions)
@@ -352,7 +483,8 @@ class Program704:
                                   f"got {depth}")
         if len(breaks) != 4 or not all(1 <= b <= self.max_depth for b in breaks):
             raise Program704Error(f"break points must be four plies in 1..{self.max_depth}, got {breaks}")
-        return [*board_words(board.raw), depth, *breaks]
+        return [*board_words(board.raw), colour_word(board.raw), *parent_words(board.raw, board.previous_raw),
+                depth, *breaks]
 
     def _search_output(self, cycles: int, instructions: int) -> Search704:
         score, frm, to, nodes, shallow, pv_len, *pv = self._search[0].outputs
@@ -411,16 +543,24 @@ class Program704:
             return None
         return best, line
 
-    def params(self, board: Board) -> tuple[dict[str, int], Run704]:
-        """Samuel's Appendix C parameters the program computes (PARAMS), for the side to move,
-        with the definitions of csrc/samuel_terms.c, and the cost."""
-        run = self._run(self._params, board_words(board.raw), DEFAULT_BUDGET, "parameters")
+    def params(self, board: Board | RawPosition) -> tuple[dict[str, int], Run704]:
+        """Samuel's Appendix C parameters (PARAMS, all 26), for the side to move, with the
+        definitions of csrc/samuel_terms.c, and the cost."""
+        raw = board.raw if isinstance(board, Board) else board
+        run = self._run(self._params, [*board_words(raw), colour_word(raw)], DEFAULT_BUDGET, "parameters")
         values = [_signed(w) for w in self._params[0].outputs]
         return dict(zip(PARAMS, values, strict=True)), run
 
-    def evaluate(self, board: Board) -> Run704:
-        """The search's score of ``board`` for the side to move: EVAL_WEIGHTS over Samuel's terms."""
-        run = self._run(self._eval, board_words(board.raw), DEFAULT_BUDGET, "evaluate")
+    def evaluate(self, board: Board | RawPosition, parent: RawPosition | None = None) -> Run704:
+        """The search's score of a position for the side to move: EVAL_WEIGHTS over Samuel's terms,
+        or the polynomial set.  ``parent``: the position before the last move (for a Board,
+        ``board.previous_raw`` unless given); None: the same board with the other side to move."""
+        if isinstance(board, Board):
+            raw, parent = board.raw, parent if parent is not None else board.previous_raw
+        else:
+            raw = board
+        words = [*board_words(raw), colour_word(raw), *parent_words(raw, parent)]
+        run = self._run(self._eval, words, DEFAULT_BUDGET, "evaluate")
         return Run704(_signed(self._eval[0].outputs[0]), run.cycles, run.instructions)
 
     def load(self, board: Board) -> Run704:

@@ -25,7 +25,9 @@ def build_searcher(values: Mapping[str, OptionValue] | None = None, *,
     if v.backend == "704":
         from engine.backend704 import Searcher704  # the emulator, only when asked for
 
-        return Searcher704(pace=str(v["pace"]), deck=str(v["deck704"]) or None)
+        searcher704 = Searcher704(pace=str(v["pace"]), deck=str(v["deck704"]) or None)
+        apply_options(searcher704, v)
+        return searcher704
     searcher = Searcher(hash_mb=v.hash_mb, rote=rote)
     apply_options(searcher, v)
     return searcher
@@ -37,10 +39,16 @@ def apply_options(searcher: EngineSearcher, values: Mapping[str, OptionValue],
     endgame database, book, variety, contempt, fogel-draws.  The table size is the caller's to set (it may
     need memory granted first).  ``previous``: the values applied last, so an evaluator that did
     not change is not set again (nor a learner's set in its place undone).  The 704 backend takes
-    none of them: it plays its own."""
+    only the evaluator (its own, or one of Samuel's polynomials as the program's data words)."""
+    changed = previous is None or previous.get("evaluator") != values["evaluator"]
     if not isinstance(searcher, Searcher):
+        if changed and searcher.backend == "704":
+            from engine.backend704 import OWN_EVALUATOR
+
+            name = str(values["evaluator"])
+            searcher.set_evaluator(OWN_EVALUATOR if name == "default" else by_name(name))
         return
-    if previous is None or previous.get("evaluator") != values["evaluator"]:
+    if changed:
         searcher.set_evaluator(by_name(str(values["evaluator"])))
     searcher.mode = Mode.parse(str(values["mode"]))
     db = egdb.resolve(str(values["egdb"]))  # "auto" finds a database built while the server runs

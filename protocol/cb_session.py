@@ -190,7 +190,8 @@ class CbSession:
         head = f"{name}\nEnglish checkers engine after Arthur L. Samuel's 1959 program.\n"
         if o.text("backend") == "704":
             return head + ("backend 704: Samuel's program in 704 assembly on the emulated IBM 704, "
-                           "its own search and scoring (no opening book, table or endgame database)")
+                           f"his search, scoring evaluator {o.text('evaluator')} on the 704 "
+                           "(no opening book, table or endgame database)")
         try:
             db = egdb.survey(o.text("egdb"))
         except (SamuelError, OSError):

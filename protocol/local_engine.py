@@ -246,7 +246,7 @@ class LocalEngine:
     def _build(self, o: OptionValues, want: int) -> EngineSearcher:
         """A new searcher for ``o``; the modern core's table reserved in the budget first."""
         if o.backend == "704" and self.alpha is not None:
-            raise OptionError("backend 704 plays its own evaluation, so it cannot play as "
+            raise OptionError("backend 704 plays a fixed polynomial, so it cannot play as "
                               f"Samuel's Alpha ({self.alpha.store.name}, set by the server); "
                               "use backend modern")
         modern = o.backend != "704"

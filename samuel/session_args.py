@@ -120,13 +120,14 @@ def session_defaults(args: argparse.Namespace) -> SessionDefaults:
 
 
 def check_704(alpha: str, deck: str) -> None:
-    """``--backend 704`` plays its own evaluation: refuse Alpha now (another evaluator was refused
-    with the options), and build the program before the first session's clock starts (a deck that
-    cannot load is named)."""
+    """``--backend 704`` plays a fixed polynomial (Alpha learns on the host): refuse Alpha now
+    (an evaluator it cannot play was refused with the options), and build the program before
+    the first session's clock starts (a deck that cannot load is named)."""
     from protocol.local_engine import warm_up_704
 
     if alpha:
-        raise OptionError(f"--alpha {alpha}: backend 704 plays its own evaluation, not Samuel's Alpha")
+        raise OptionError(f"--alpha {alpha}: backend 704 plays a fixed polynomial, "
+                          "not Samuel's learning Alpha")
     try:
         warm_up_704(deck)
     except SamuelError as exc:

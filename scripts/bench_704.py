@@ -7,6 +7,12 @@
   from play, timed alone: the entry's cycles less those of the load entry (the
   position read into the root record, its material counted), which every entry
   does first.  The bit count is the whole count entry (no position to load).
+* Samuel's polynomials played from data words (``eval=samuel-1959``,
+  ``samuel-alpha``) beside his "evaluation with 16 terms, 7.5 ms": each
+  position's score with the position before the last move as its parent, both
+  worked out ("cold"), and with the parent's parameters already known, as a
+  leaf in the search finds them (its siblings share the parent); the 26
+  parameters of the EPARAM entry; and a search with samuel-1959.
 * Wall speed on the C emulator: perft of the start position walked inside the
   704 program, nodes per second of host time and 704 time per node.
 """
@@ -24,9 +30,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import core
 from engine.board import Board
+from engine.evaluators import by_name
 from engine.program704 import CYCLE_SECONDS, Program704, board_words
 
 SAMUEL_MS = {"find all moves": 2.6, "make a move": 1.5, "evaluate, 4 terms": 2.4, "bit count": 0.408}
+SAMUEL_16_TERMS_MS = 7.5
+"""Appendix A: "evaluation with 16 terms" (his polynomial: 16 of the 38 terms, and piece advantage)."""
 
 
 def positions_from_play(n: int, seed: int) -> list[Board]:
@@ -48,11 +57,47 @@ def bit(square: int) -> int:
     return 1 << ((square - 1) + (square - 1) // 8)
 
 
+def polynomials(program: Program704, boards: list[Board], depth: int) -> None:
+    """Samuel's polynomials on the 704 beside Appendix A's 16-term evaluation (module docstring)."""
+    loads = [program.load(board).cycles for board in boards]
+    load = statistics.fmean(loads)
+    rows: list[tuple[str, float]] = []
+    for name in ("samuel-1959", "samuel-alpha"):
+        weights = by_name(name).spec.weights
+        program.set_polynomial(weights)
+        terms = sum(1 for w in weights[1:] if w)
+        cold = [program.evaluate(board).cycles for board in boards]
+        warm = [program.evaluate(board).cycles for board in boards for _ in range(2)][1::2]
+        rows.append((f"{name}, {terms} terms + PADV", statistics.fmean(cold) - load))
+        rows.append(("  its parent known", statistics.fmean(warm) - load))
+    program.set_polynomial(None)
+    rows.append(("all 26 parameters", statistics.fmean(program.params(board)[1].cycles for board in boards)))
+    print(f"Samuel's polynomials as data words, mean of {len(boards)} positions (the position before the "
+          "last move as the parent):")
+    print(f"{'routine':30} {'Samuel 1959':>12} {'ours':>10} {'cycles':>8} {'ratio':>6}")
+    for what, cycles in rows:
+        ms = cycles * CYCLE_SECONDS * 1000
+        if what.startswith("samuel") or what.startswith("  its"):
+            print(f"{what:30} {SAMUEL_16_TERMS_MS:9.3f} ms {ms:7.3f} ms {cycles:8.1f} "
+                  f"{ms / SAMUEL_16_TERMS_MS:6.2f}")
+        else:
+            print(f"{what:30} {'':>12} {ms:7.3f} ms {cycles:8.1f}")
+    program.set_polynomial(by_name("samuel-1959").spec.weights)
+    t0 = time.perf_counter()
+    found = program.search(Board(), depth)
+    wall = time.perf_counter() - t0
+    program.set_polynomial(None)
+    per_node = found.cycles / found.nodes * CYCLE_SECONDS * 1000
+    print(f"search {depth} from the start with samuel-1959: {found.nodes:,} nodes in {wall * 1000:.1f} ms; "
+          f"704 time {found.seconds_704:,.1f} s, {per_node:.2f} ms a node")
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--positions", type=int, default=2000)
     p.add_argument("--perft-depth", type=int, default=7)
     p.add_argument("--search-depth", type=int, default=10)
+    p.add_argument("--search-depth-samuel", type=int, default=4)
     args = p.parse_args()
     program = Program704()
     boards = positions_from_play(args.positions, 1959)
@@ -74,6 +119,8 @@ def main() -> int:
         mean = statistics.fmean(cs)
         ms = mean * CYCLE_SECONDS * 1000
         print(f"{name:18} {SAMUEL_MS[name]:9.3f} ms {ms:7.3f} ms {mean:8.1f} {ms / SAMUEL_MS[name]:6.2f}")
+
+    polynomials(program, boards, args.search_depth_samuel)
 
     board = Board()
     t0 = time.perf_counter()

@@ -393,9 +393,13 @@ def test_a_searcher_built_after_the_warm_up_does_not_assemble_again(tmp_path: Pa
 def test_an_evaluator_the_704_program_does_not_play_is_refused(searcher: Searcher704,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
     searcher.set_evaluator(by_name("default"))  # the program's own
-    for name in ("material", "samuel-1959"):
+    for name in ("material", "texel-2026-11"):
         with pytest.raises(Evaluator704Error, match=f"cannot play evaluator '{name}'.*32 PADV"):
             searcher.set_evaluator(by_name(name))
+    searcher.set_evaluator(by_name("samuel-1959"))  # Samuel's polynomials it plays, as data words
+    assert searcher.program.polynomial is not None
+    searcher.set_evaluator(by_name("default"))
+    assert searcher.program.polynomial is None
     assert isinstance(Evaluator704Error("x"), SamuelError)
     with pytest.raises(Evaluator704Error):
         check_evaluator("piece-net")

@@ -28,9 +28,10 @@ def test_options_refuse_an_evaluator_the_704_does_not_play_either_way_round() ->
     assert o["backend"] == "modern"  # nothing changed
     o.set("evaluator", "default")
     assert o.set("backend", "704") == "704"
-    with pytest.raises(Evaluator704Error, match="'samuel-alpha'"):
-        o.set("evaluator", "samuel-alpha")
+    with pytest.raises(Evaluator704Error, match="'texel-2026-11'"):
+        o.set("evaluator", "texel-2026-11")
     assert o["evaluator"] == "default"
+    assert o.set("evaluator", "samuel-alpha") == "samuel-alpha"  # Samuel's polynomials it plays
 
 
 def test_cb_refuses_the_pair_and_builds_the_program_before_replying(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -328,7 +328,8 @@ def positions_from_play(n: int, seed: int) -> list[Board]:
 
 
 def test_samuels_parameters_equal_the_c_terms(program: Program704) -> None:
-    """ADV, CENT, KCENT, MOB, DIA and DYKE computed by the 704 program equal csrc/samuel_terms.c's."""
+    """The 26 parameters computed by the 704 program equal csrc/samuel_terms.c's (all of them since
+    issue 35; tests/test_program704_params.py has positions chosen for each)."""
     names = core.samuel_param_names()
     boards = [Board(), *random_positions(1500, 21), *positions_from_play(1500, 22)]
     for board in boards:

@@ -9,7 +9,9 @@ or ``win in N`` / ``loss in N`` (N in plies).  Ctrl-C stops the search early
 and still prints the best move found so far.
 
 With ``--backend 704`` Samuel's program on the emulated 704 searches with its own
-evaluation (engine.program704.EVALUATION); ``--eval`` other than ``default`` is
+evaluation (engine.program704.EVALUATION) or, with ``--eval`` naming one of
+Samuel's polynomials (samuel-1959, samuel-alpha, samuel-rote, a file of kind
+samuel), that polynomial as the program's data words; any other ``--eval`` is
 refused (exit 2), since that program cannot play it.
 """
 
@@ -137,7 +139,7 @@ def analyse(board: Board, searcher: EngineSearcher, limit: Limit, out: TextIO | 
 def run(args: argparse.Namespace) -> int:
     board = setup_board(args.fen, args.moves)
     require_game_on(board)
-    searcher = make_searcher(args)  # the 704 backend refuses another evaluator than its own, by name
+    searcher = make_searcher(args)  # the 704 backend refuses an evaluator it cannot play, by name
     from engine.search import Searcher
 
     if isinstance(searcher, Searcher) and searcher.egdb is not None:  # the 704 backend has none
