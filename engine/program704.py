@@ -191,6 +191,8 @@ class Search704:
     """The shallowest ply at which Samuel's rules stopped the look-ahead (at or past the minimum ply);
     None when they never did (every line ended in a lost position: the tree is whole).  Every
     minimum ply from the one searched up to this one searches the very same tree."""
+    rote_hits: int = 0
+    """Leaves whose score came from the rote memory's working part (``load_rote_tape``)."""
 
     @property
     def seconds_704(self) -> float:
@@ -200,6 +202,85 @@ class Search704:
     def plies_to_end(self) -> int | None:
         """For a win or loss score, the plies to the lost position; None for an evaluation."""
         return plies_to_end(self.score)
+
+
+ROTE_CAPACITY = 4000
+"""Positions the program's working part of the rote memory holds in core (RTCAP: four words each)."""
+ROTE_RECORD = 25
+"""Positions a tape record of the rote memory holds (100 words)."""
+ROTE_TAPE_UNIT = 1
+"""The tape unit the program reads the rote memory from (binary, 0221)."""
+ROTE_USED = 1 << 15
+"""Tag bit of a stored position's V word that the search sets when it takes its score."""
+ROTE_MAX_AGE = 127
+"""Ages above this are kept as this (seven bits of the V word's decrement)."""
+
+
+class RoteEntry704(NamedTuple):
+    """One position of the rote memory as the 704 program keeps it (four words)."""
+
+    key: tuple[int, int, int]
+    """The standard form: side to move's pieces, the other side's, the kings (bit s-1 for square s),
+    the host's ``core.rote_key``."""
+    score: int
+    ply: int
+    age: int
+    used: bool = False
+
+
+def rote_word(score: int, ply: int, age: int, used: bool = False) -> int:
+    """The V word of a stored position: the score's sign and magnitude in the sign and address, the
+    ply plus 256 times the age in the decrement, ROTE_USED when a search took it."""
+    if abs(score) >= 1 << 15:
+        raise Program704Error(f"a rote score of {score} does not fit the program's 15-bit address")
+    if not 0 <= ply <= 255:
+        raise Program704Error(f"a rote ply of {ply} is not 0-255")
+    decrement = ply | min(max(age, 0), ROTE_MAX_AGE) << 8
+    return (_SIGN if score < 0 else 0) | decrement << 18 | (ROTE_USED if used else 0) | abs(score)
+
+
+def rote_entry(words: Sequence[int]) -> RoteEntry704:
+    """The four words of a stored position read back (``rote_word``'s inverse)."""
+    k1, k2, k3, v = words
+    magnitude = v & 0o77777
+    decrement = v >> 18 & 0o77777
+    return RoteEntry704((k1, k2, k3), -magnitude if v >> 35 & 1 else magnitude, decrement & 0xFF,
+                        decrement >> 8, bool(v & ROTE_USED))
+
+
+def rote_tape_records(entries: Sequence[RoteEntry704]) -> list[list[int] | None]:
+    """The reel the program reads (``Program704.load_rote_tape``): the positions in key order, four
+    words each, ROTE_RECORD a record, then a tape mark."""
+    if len(entries) > ROTE_CAPACITY:
+        raise Program704Error(f"{len(entries):,} positions: the 704 program's working part holds "
+                              f"{ROTE_CAPACITY:,}")
+    words: list[int] = []
+    for e in sorted(entries, key=lambda e: e.key):
+        words += [*e.key, rote_word(e.score, e.ply, e.age, e.used)]
+    size = 4 * ROTE_RECORD
+    records: list[list[int] | None] = [words[i:i + size] for i in range(0, len(words), size)]
+    return [*records, None]
+
+
+def write_rote_tape(path: str | os.PathLike[str], entries: Sequence[RoteEntry704]) -> None:
+    """Write the rote memory's reel (a SIMH .tap file) for the 704 program."""
+    from emu704.tape import write_tape
+
+    write_tape(path, rote_tape_records(entries))
+
+
+def read_rote_tape(path: str | os.PathLike[str]) -> list[RoteEntry704]:
+    """The positions on a rote memory reel, up to its first tape mark."""
+    from emu704.tape import read_tape
+
+    words: list[int] = []
+    for record in read_tape(path):
+        if record is None:
+            break
+        words += record
+    if len(words) % 4:
+        raise Program704Error(f"{path}: not a rote memory reel ({len(words)} words, not four a position)")
+    return [rote_entry(words[i:i + 4]) for i in range(0, len(words), 4)]
 
 
 def plies_to_end(value: int) -> int | None:
@@ -322,6 +403,9 @@ HOST_SYMBOLS = ("MAXPLY", "INF", "OPVT", "OPVN", "OBFSQ", "OBTSQ", "OSHAL",
                 "IPCOL", "OPAR", "EVKIND", "MANCR", "SBONUS", "SCONN", "SWD", "SWX", "SWT", "NNEED",
                 "NEEDB", "NENT", "ENTB", "CPOK")
 """The other words the host reads: its outputs and the root record it looks at after a stop."""
+ROTE_SYMBOLS = ("ESTD", "ELOOK", "ERTLD", "OK1", "OK2", "OK3", "OFOUND", "ORV", "RTN", "RT", "ROTEON",
+                "RHITS", "RTFULL")
+"""The rote memory's entries and words (issue 35); a deck of one's own without them plays without it."""
 
 
 def _deck_blocks(deck: Path) -> tuple[list[tuple[int, list[int]]], SymbolTable]:
@@ -392,6 +476,12 @@ class Program704:
         pv_out = [a("OPVN"), *(a("OPVT") - k for k in range(PV_MAX))]
         self._search = (HostCall(m, search_in, [a(n) for n in ("OSCORE", "OBFSQ", "OBTSQ", "ONODES", "OSHAL")]
                                  + pv_out, ret), a("ESRCH"))
+        # The rote memory (a deck of one's own may not have it).
+        self.has_rote = all(n in self.symbols.symbols for n in ROTE_SYMBOLS)
+        if self.has_rote:
+            self._std = (HostCall(m, [*board_in, a("ICOL")], [a(n) for n in ("OK1", "OK2", "OK3")], ret),
+                         a("ESTD"))
+            self._look = (HostCall(m, [*board_in, a("ICOL")], [a("OFOUND"), a("ORV")], ret), a("ELOOK"))
         if loaded is None:
             self._run((HostCall(m, [], [], ret), a("EINIT")), [], DEFAULT_BUDGET,
                       "building the bit-count table")
@@ -477,6 +567,85 @@ class Program704:
         run = self._run(self._search, words, max_cycles, f"search {depth}")
         return self._search_output(run.cycles, run.instructions)
 
+    # ---- the rote memory ----
+
+    def _need_rote(self) -> None:
+        if not self.has_rote:
+            raise Program704Error("this 704 deck has no rote memory (no " + ", ".join(ROTE_SYMBOLS) + ")")
+
+    def standard_form(self, board: Board | RawPosition) -> tuple[tuple[int, int, int], Run704]:
+        """The position's standard form worked out by the 704 program (STDF): the host's
+        ``core.rote_key``, bit for bit."""
+        self._need_rote()
+        raw = board.raw if isinstance(board, Board) else board
+        run = self._run(self._std, [*board_words(raw), colour_word(raw)], DEFAULT_BUDGET, "standard form")
+        k1, k2, k3 = self._std[0].outputs
+        return (k1, k2, k3), run
+
+    def rote_lookup(self, board: Board | RawPosition) -> tuple[RoteEntry704 | None, Run704]:
+        """The position looked up in the working part in core (standard form, then a binary search),
+        as the search looks up a leaf (without marking it used), and the cost."""
+        self._need_rote()
+        raw = board.raw if isinstance(board, Board) else board
+        words = [*board_words(raw), colour_word(raw)]
+        run = self._run(self._look, words, DEFAULT_BUDGET, "rote look-up")
+        found, v = self._look[0].outputs
+        if not found:
+            return None, run
+        key, _ = self.standard_form(raw)
+        return rote_entry([*key, v]), run
+
+    def load_rote_tape(self, path: str | os.PathLike[str]) -> Run704:
+        """Read a rote memory reel (``write_rote_tape``) into the working part: the program rewinds
+        tape ROTE_TAPE_UNIT and reads it to the tape mark (RTLD).  The search then looks its leaves up
+        in it; ``value`` is the number of positions read.  The reel is mounted read only."""
+        from emu704.tape import TapeUnit
+
+        self._need_rote()
+        from emu704.cpu import StopReason
+
+        self._need_rote()
+        a = self.symbols.address
+        m = self.machine
+        try:
+            unit = TapeUnit(ROTE_TAPE_UNIT, path, ring=False)
+        except (OSError, ValueError) as exc:
+            raise Program704Error(f"{path}: cannot be mounted as the rote memory's reel: {exc}") from None
+        m.attach(unit)
+        # Tape instructions run in the machine's own loop (a host call leaves out input/output).
+        c0, i0 = m.cycles, m.instructions
+        try:
+            m.ic = a("ERTLD")
+            stop = m.run(max_cycles=DEFAULT_BUDGET)
+        except Exception as exc:  # a DeviceError: a torn reel, a word lost
+            raise Program704Error(f"{path}: the 704 program could not read it: {exc}") from None
+        finally:
+            m.detach(unit)
+            unit.unmount()
+        where = m.halt_location
+        if stop != StopReason.HALT or where != a("RETURN"):
+            if where == a("RTFULL"):
+                raise Program704Error(f"{path}: more positions than the 704 program's working part holds "
+                                      f"({ROTE_CAPACITY:,})")
+            raise Program704Error(f"{path}: reading the rote memory, the 704 program stopped ({stop.name}) "
+                                  f"at {m.ic:05o}: {m.stop_detail}")
+        n = m.mem[a("RTN")]
+        m.mem[a("ROTEON")] = 1 if n else 0
+        return Run704(n, m.cycles - c0, m.instructions - i0)
+
+    def set_rote(self, on: bool) -> None:
+        """Let the search look its leaves up in the working part, or not (it stays loaded)."""
+        self._need_rote()
+        self.machine.mem[self.symbols.address("ROTEON")] = 1 if on else 0
+
+    def rote_entries(self) -> list[RoteEntry704]:
+        """The working part as it is in core now, with the marks of the positions searches used."""
+        self._need_rote()
+        mem = self.machine.mem
+        rt = self.symbols.address("RT")
+        n = mem[self.symbols.address("RTN")]
+        return [rote_entry([mem[rt - 4 * i - j] for j in range(4)]) for i in range(n)]
+
     def _search_input(self, board: Board, depth: int, breaks: tuple[int, int, int, int]) -> list[int]:
         if not 0 <= depth <= self.max_depth:
             raise Program704Error(f"search depth must be 0..{self.max_depth} (the program's ply stack), "
@@ -491,8 +660,9 @@ class Program704:
         steps = tuple(_step_of(w) for w in pv[:min(pv_len, PV_MAX)])
         stop_ply = _signed(shallow)
         # The program locates the best step's squares itself (bit count and a square table).
+        hits = self.machine.mem[self.symbols.address("RHITS")] if self.has_rote else 0
         return Search704(_signed(score), frm or None, to or None, nodes, cycles, instructions, steps,
-                         stop_ply if stop_ply >= 0 else None)
+                         stop_ply if stop_ply >= 0 else None, hits)
 
     def search_sliced(self, board: Board, depth: int, on_slice: Callable[[int, bool], bool], *,
                       slice_cycles: int = SLICE_CYCLES,

@@ -13,6 +13,11 @@
   worked out ("cold"), and with the parent's parameters already known, as a
   leaf in the search finds them (its siblings share the parent); the 26
   parameters of the EPARAM entry; and a search with samuel-1959.
+* The rote memory (issue 35) beside Appendix A's "to find score for a saved
+  board position, 2.3 ms": the standard form, and a look-up (standard form
+  and the binary search) in a full working part in core, half of the
+  positions stored, each less the load entry; and reading the working part
+  from its tape reel.
 * Wall speed on the C emulator: perft of the start position walked inside the
   704 program, nodes per second of host time and 704 time per node.
 """
@@ -31,10 +36,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine import core
 from engine.board import Board
 from engine.evaluators import by_name
-from engine.program704 import CYCLE_SECONDS, Program704, board_words
+from engine.program704 import (
+    CYCLE_SECONDS,
+    ROTE_CAPACITY,
+    Program704,
+    RoteEntry704,
+    board_words,
+    write_rote_tape,
+)
 
 SAMUEL_MS = {"find all moves": 2.6, "make a move": 1.5, "evaluate, 4 terms": 2.4, "bit count": 0.408}
 SAMUEL_16_TERMS_MS = 7.5
+SAMUEL_ROTE_MS = 2.3
 """Appendix A: "evaluation with 16 terms" (his polynomial: 16 of the 38 terms, and piece advantage)."""
 
 
@@ -92,6 +105,40 @@ def polynomials(program: Program704, boards: list[Board], depth: int) -> None:
           f"704 time {found.seconds_704:,.1f} s, {per_node:.2f} ms a node")
 
 
+def rote(program: Program704, boards: list[Board]) -> None:
+    """The standard form and a look-up in a full working part, half the positions stored."""
+    import tempfile
+
+    stored = {core.rote_key(b.raw) for b in boards[::2]}
+    more = positions_from_play(3 * ROTE_CAPACITY, 35)
+    for b in more:
+        if len(stored) >= ROTE_CAPACITY:
+            break
+        stored.add(core.rote_key(b.raw))
+    entries = [RoteEntry704(k, i % 401 - 200, 4, 8) for i, k in enumerate(sorted(stored))]
+    with tempfile.TemporaryDirectory() as tmp:
+        reel = Path(tmp) / "rote.tap"
+        write_rote_tape(reel, entries)
+        run = program.load_rote_tape(reel)
+    std, hit, miss = [], [], []
+    for board in boards:
+        load = program.load(board).cycles
+        std.append(program.standard_form(board)[1].cycles - load)
+        found, look = program.rote_lookup(board)
+        (hit if found else miss).append(look.cycles - load)
+    print(f"the rote memory: a working part of {run.value:,} positions in core "
+          f"({4 * run.value:,} words), read from tape in {run.seconds_704:.1f} s of 704 time")
+    print(f"{'routine':30} {'Samuel 1959':>12} {'ours':>10} {'cycles':>8} {'ratio':>6}")
+    for what, cs in (("standard form", std), ("look-up, found", hit), ("look-up, not found", miss),
+                     ("look-up, all", hit + miss)):
+        mean = statistics.fmean(cs)
+        ms = mean * CYCLE_SECONDS * 1000
+        ref = f"{SAMUEL_ROTE_MS:9.3f} ms" if what.startswith("look") else ""
+        ratio = f"{ms / SAMUEL_ROTE_MS:6.2f}" if what.startswith("look") else ""
+        print(f"{what:30} {ref:>12} {ms:7.3f} ms {mean:8.1f} {ratio}")
+    program.set_rote(False)
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--positions", type=int, default=2000)
@@ -121,6 +168,7 @@ def main() -> int:
         print(f"{name:18} {SAMUEL_MS[name]:9.3f} ms {ms:7.3f} ms {mean:8.1f} {ms / SAMUEL_MS[name]:6.2f}")
 
     polynomials(program, boards, args.search_depth_samuel)
+    rote(program, boards)
 
     board = Board()
     t0 = time.perf_counter()
