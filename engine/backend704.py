@@ -22,6 +22,16 @@ iteration too, is held back to 12 microseconds a cycle, and the hold is spent in
 steps of at most ``CLOCK_STEP`` that look at the stop flags and the clock, so a
 user meets the 1959 machine at its own pace and a move is still on time.
 
+Samuel's rote memory (``rote=``: the session's ``--rote`` SQLite memory, any
+``RoteSource``, or a reel, ``RoteReel``): its positions, up to the working part's
+4,000, are written to a tape reel that the program reads itself
+(``Program704.load_rote_tape``), and the search looks its stopping points up in
+them.  Which 4,000, when the memory holds more: Samuel's measure of a position's
+worth, its age (a position used or seen again has its age halved, every merge
+adds one), the youngest first; then the deeper ply (his cull drops the lowest
+plies first), then the more uses.  The reel is written again when the memory
+merges (its table changes) or the evaluation's scale does.
+
 Wins and losses carry their distance, as in the modern backend: the program
 scores a side with no move at ply p as -20000 + p.  Deepening goes on past one
 until it is exact: when the ply rules stopped no line short of the lost
@@ -30,9 +40,13 @@ position, no shorter win (or longer defence) can hide behind a stopped line.
 
 from __future__ import annotations
 
+import os
+import sqlite3
+import tempfile
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from engine import core, timeman
 from engine.board import Board
@@ -43,13 +57,18 @@ from engine.move import Move
 from engine.options import EVALUATORS_704, PACES, TABLE, Evaluator704Error, check_evaluator_704
 from engine.program704 import (
     CYCLE_SECONDS,
+    LOSS_VALUE,
+    ROTE_CAPACITY,
     SLICE_CYCLES,
     Program704,
     Program704Error,
+    RoteEntry704,
     Search704,
     line_moves,
     plies_to_end,
+    read_rote_tape,
     warm_up,
+    write_rote_tape,
 )
 from engine.search import Mode, RoteSource, Score, SearchInfo, SearchResult
 
@@ -60,8 +79,8 @@ CLOCK_STEP = 0.02
 """At pace 704, the longest the clock and the stop flags go unseen (seconds): a hold sleeps no longer."""
 PACE_SLICE_CYCLES = 2000
 """Cycles a slice at pace 704 (24 ms of 704 time, a fraction of a millisecond here)."""
-__all__ = ["EVALUATORS", "OWN_EVALUATOR", "PACES", "Evaluator704Error", "Searcher704", "check_evaluator",
-           "warm_up"]
+__all__ = ["EVALUATORS", "OWN_EVALUATOR", "PACES", "Evaluator704Error", "RoteReel", "Searcher704",
+           "check_evaluator", "memory_entries", "program_rote_score", "warm_up"]
 
 OWN_EVALUATOR = Evaluator("default", MATERIAL.spec, {"note": "the 704 program's own polynomial (EVALUATION)"})
 """``default`` on the 704 backend: the program's own polynomial (its spec, the modern core's piece
@@ -79,6 +98,94 @@ def _score(value: int, centi_men_per_point: float = CENTI_MEN_PER_POINT) -> Scor
     if distance is not None:
         return Score(core.WIN - distance if value > 0 else -(core.WIN - distance))
     return Score(round(value * centi_men_per_point))
+
+
+# ---- the rote memory for the program ----------------------------------------------------------
+
+
+class RoteReel:
+    """A rote memory read from a reel (``program704.write_rote_tape``) whose scores are the memory's:
+    centi-men for the side to move, a win or loss as the modern core's (``core.WIN`` less its
+    distance), as ``memory_entries`` gives them.  Read only; a ``RoteSource`` for either backend."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        try:
+            entries = read_rote_tape(self.path)
+        except Program704Error:
+            raise
+        except Exception as exc:  # a missing file, or one that is no SIMH tape
+            raise Program704Error(f"{self.path}: not a rote memory reel: {exc}") from None
+        if len(entries) > ROTE_CAPACITY:
+            raise Program704Error(f"{self.path}: {len(entries):,} positions, more than the 704 program's "
+                                  f"working part holds ({ROTE_CAPACITY:,})")
+        self.entries = entries
+        self._table = core.RoteTable(len(entries) + 16)
+        for e in entries:
+            self._table.put(e.key, e.score, e.ply)
+
+    def table(self) -> core.RoteTable:
+        return self._table
+
+
+def _store_path(source: RoteSource) -> Path | None:
+    """The SQLite file of a ``RoteMemory`` (engine.learners.rote), if ``source`` is one."""
+    store = getattr(source, "store", None)
+    path = getattr(store, "path", None)
+    return Path(path) if path is not None else None
+
+
+def _by_age(path: Path, limit: int) -> list[tuple[tuple[int, int, int], int]]:
+    """The store's positions with their current ages, youngest first, then the deeper ply and the
+    more uses (read from the file, as every process sharing the store sees it)."""
+    try:
+        db = sqlite3.connect(str(path), timeout=60)
+        try:
+            merges = int(db.execute("SELECT value FROM meta WHERE key = 'merges'").fetchone()[0])
+            rows = db.execute(
+                "SELECT black, white, kings, age0 + ? - stamp FROM positions "
+                "ORDER BY age0 - stamp, ply DESC, uses DESC, black, white, kings LIMIT ?",
+                (merges, limit)).fetchall()
+        finally:
+            db.close()
+    except (sqlite3.Error, TypeError) as exc:
+        raise Program704Error(f"{path}: cannot read the rote memory for the 704 program: {exc}") from None
+    return [((int(b), int(w), int(k)), int(age)) for b, w, k, age in rows]
+
+
+def memory_entries(source: RoteSource, limit: int = ROTE_CAPACITY) -> list[RoteEntry704]:
+    """Up to ``limit`` positions of a rote memory for the program's working part, with the scores
+    and plies of the table the modern search reads (the memory's units).  A reel: its positions.  A
+    ``RoteMemory``: the youngest by Samuel's age, then the deeper ply, then the more used.  Any other
+    source: the deepest plies (ages unknown, 0)."""
+    if isinstance(source, RoteReel):
+        return source.entries[:limit]
+    table = source.table()
+    path = _store_path(source)
+    out: list[RoteEntry704] = []
+    if path is not None:
+        for key, age in _by_age(path, limit):
+            got = table.get(key)
+            if got is not None:  # the table searches read now (a later merge's rows wait for it)
+                out.append(RoteEntry704(key, got[0], got[1], max(age, 0)))
+        return out
+    items = sorted(table.items(), key=lambda kv: (-kv[2], kv[0]))[:limit]
+    return [RoteEntry704(key, score, ply, 0) for key, score, ply in items]
+
+
+EVAL_LIMIT = -LOSS_VALUE // 2 - 1
+"""The largest evaluation score the program tells from a win (``program704.plies_to_end``)."""
+
+
+def program_rote_score(score: int, centi_men_per_point: float) -> int:
+    """A memory's score (centi-men, a win as ``core.WIN`` less its distance) as the program's: in
+    its points (1 a centi-man with Samuel's polynomials, 64 a man with its own), a win as
+    -LOSS_VALUE less the same distance; an evaluation kept short of the wins."""
+    if abs(score) >= core.WIN_BOUND:
+        value = -LOSS_VALUE - (core.WIN - abs(score))
+        return value if score > 0 else -value
+    value = round(score / centi_men_per_point)
+    return max(-EVAL_LIMIT, min(EVAL_LIMIT, value))
 
 
 def _exact(found: Search704) -> bool:
@@ -101,7 +208,8 @@ class Searcher704:
 
     def __init__(self, *, pace: str = "emulator", max_depth: int = 30, deck: str | None = None,
                  clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], object] | None = None) -> None:
+                 sleep: Callable[[float], object] | None = None,
+                 rote: RoteSource | str | os.PathLike[str] | None = None) -> None:
         pace = str(TABLE["pace"].parse(pace))  # OptionValueError naming the option and its values
         self.program = Program704(deck)
         self.pace = pace
@@ -118,8 +226,17 @@ class Searcher704:
         """The stop flag ``stop`` sets: the running search's, or the armed one's."""
         self.hash_mb = 0
         """The program keeps no table: its memory is the 704's 32K words."""
-        self.rote: RoteSource | None = None
-        """The program has no rote memory (the interface's)."""
+        if isinstance(rote, (str, os.PathLike)):
+            rote = RoteReel(rote)
+        if rote is not None and not self.program.has_rote:
+            raise Program704Error(f"the 704 deck {deck} has no rote memory (entries ESTD, ELOOK, ERTLD): "
+                                  "it cannot play with rote=")
+        self.rote: RoteSource | None = rote
+        """Samuel's rote memory, read into the program's working part before a search when it changed."""
+        self._rote_loaded: tuple[object, float] | None = None
+        """The table and scale the working part was last written from."""
+        self.rote_positions = 0
+        """Positions in the program's working part now."""
 
     # -- the Searcher interface the sessions use ----------------------------------------------
 
@@ -164,6 +281,26 @@ class Searcher704:
     def close(self) -> None:
         return None
 
+    def sync_rote(self) -> int:
+        """Write the memory's positions to a reel and have the program read it, if the memory merged
+        (a new table) or the scale changed since the last time; returns the positions held."""
+        if self.rote is None:
+            return 0
+        scale = self.program.centi_men_per_point
+        table = self.rote.table()
+        if self._rote_loaded is not None and self._rote_loaded[0] is table and self._rote_loaded[1] == scale:
+            return self.rote_positions
+        entries = [e._replace(score=program_rote_score(e.score, scale)) for e in memory_entries(self.rote)]
+        fd, name = tempfile.mkstemp(prefix="samuel-rote-", suffix=".tap")
+        os.close(fd)
+        try:
+            write_rote_tape(name, entries)
+            self.rote_positions = self.program.load_rote_tape(name).value
+        finally:
+            os.unlink(name)
+        self._rote_loaded = (table, scale)
+        return self.rote_positions
+
     def search(
         self,
         board: Board,
@@ -174,6 +311,7 @@ class Searcher704:
         info_interval: float = 0.0,
     ) -> SearchResult:
         board.require_moves()
+        self.sync_rote()
         with self._lock:  # this search's own flag: a stop before it began is kept, a stale one is not
             own = self._armed or threading.Event()
             self._armed = None
@@ -200,7 +338,7 @@ class Searcher704:
             raise GameOverError(f"no legal moves in {board.fen()}")
         paced = self.pace == "704"
         best_info: SearchInfo | None = None
-        nodes = cycles = 0
+        nodes = cycles = hits = 0
         progress = [0]  # cycles of the iteration running, as of its last slice
         last_report = 0.0  # the first report, too, waits info_interval (as in the core)
 
@@ -236,6 +374,7 @@ class Searcher704:
                 break
             nodes += found.nodes
             cycles += found.cycles
+            hits += found.rote_hits
             line = self._resolve(board, found)
             # Every minimum ply up to the shallowest stop searches this same tree: it stands for them.
             same_to = max_depth if found.stop_ply is None else min(max(found.stop_ply, depth), max_depth)
@@ -243,7 +382,7 @@ class Searcher704:
             info = SearchInfo(depth=same_to, seldepth=max(same_to, len(line)),
                               score=_score(found.score, self.program.centi_men_per_point),
                               nodes=nodes, nps=int(nodes / elapsed) if elapsed > 0 else 0, time=elapsed,
-                              pv=line, machine_time=cycles * CYCLE_SECONDS)
+                              pv=line, machine_time=cycles * CYCLE_SECONDS, rote_hits=hits)
             best_info = info
             forced = len(legal) == 1 and soft is not None  # no time to spend on it (as the core does)
             last = same_to >= max_depth or forced or found.stop_ply is None or _exact(found)

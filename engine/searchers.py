@@ -20,12 +20,13 @@ def build_searcher(values: Mapping[str, OptionValue] | None = None, *,
                    rote: RoteSource | None = None) -> EngineSearcher:
     """A searcher for ``values`` (checked here unless they are an ``OptionValues`` already; the
     table's default for any missing): the modern core's, with a table of ``hash`` MB, or the 704
-    program's.  ``rote``: Samuel's rote memory for the modern search to probe."""
+    program's.  ``rote``: Samuel's rote memory for the search to probe (the 704 program reads up to
+    4,000 of its positions from a tape reel, ``engine.backend704.memory_entries``)."""
     v = values if isinstance(values, OptionValues) else OptionValues(values or {})
     if v.backend == "704":
         from engine.backend704 import Searcher704  # the emulator, only when asked for
 
-        searcher704 = Searcher704(pace=str(v["pace"]), deck=str(v["deck704"]) or None)
+        searcher704 = Searcher704(pace=str(v["pace"]), deck=str(v["deck704"]) or None, rote=rote)
         apply_options(searcher704, v)
         return searcher704
     searcher = Searcher(hash_mb=v.hash_mb, rote=rote)

@@ -64,7 +64,8 @@ def add_session_arguments(p: argparse.ArgumentParser, *, line: bool = True) -> N
                         f"physical memory, {default_budget_mb()} MB here)")
     p.add_argument("--rote", metavar="FILE", default="",
                    help="Samuel's rote learning: every game adds its positions to this SQLite memory, "
-                        "and every search looks its leaves up in it (default: off)")
+                        "and every search looks its leaves up in it; backend 704 reads the youngest "
+                        "4,000 into the program from a tape reel, again after each merge (default: off)")
     p.add_argument("--rote-merge-every", type=positive_int, default=20, metavar="N",
                    help="merge the rote memory once N searched positions wait, and at each game's end "
                         "(default: %(default)s, Samuel's 'about once every 20 moves')")
