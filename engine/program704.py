@@ -782,3 +782,159 @@ def line_moves(board: Board, steps: tuple[tuple[int, int], ...]) -> list[Move]:
         after.push(found)
         i += len(found.path) - 1
     return out
+
+
+# ---- Alpha's learning on the 704 (issue 35) ----
+
+CORRELATION_ONE = 1 << 34
+"""A correlation of 1 in the program's words (YCOR): C in units of 2**-34, signed."""
+LEARN_SYMBOLS = ("EYCORR", "EYNZC", "EYTALY", "EYCOEF", "YTRM", "YCOR", "YUSE", "YTAL", "YNZ", "YVAL",
+                 "YCOF", "YRES", "YNRES", "YDEL", "YINI", "YWL", "YALL", "YBYMV", "YLIM", "YINTV", "YTRST",
+                 "YANY", "YCORS", "YMOVS", "YMSNT", "YOUT", "YIN", "YOUTU")
+LEARN_ACTIVE = 16
+"""Active terms the program's tables hold (slot 17-k is the host's active term k)."""
+LEARN_RESERVE = 40
+"""Reserve terms its list has room for."""
+
+
+def _word(value: int) -> int:
+    """An int as a 704 word (sign and magnitude)."""
+    if abs(value) >= 1 << 35:
+        raise Program704Error(f"{value} does not fit a 704 word")
+    return (_SIGN if value < 0 else 0) | abs(value)
+
+
+def correlation_word(c: float) -> int:
+    """A correlation as the program keeps it: the nearest multiple of 2**-34, held below 1 in
+    magnitude (the coefficient step doubles the largest)."""
+    v = round(c * CORRELATION_ONE)
+    v = max(-(CORRELATION_ONE - 1), min(CORRELATION_ONE - 1, v))
+    return _word(v)
+
+
+class TermState704(NamedTuple):
+    """One active term as the program's tables hold it."""
+
+    term: int
+    """The term's number (0 PADV, 1-26 the parameters, 27-38 the connectives)."""
+    correlation: int
+    """In units of 2**-34 (CORRELATION_ONE is 1)."""
+    uses: int
+    tally: int
+    nonzero: int
+
+
+class Learner704:
+    """Alpha's bookkeeping run by the 704 program (the tables and entries of "learning by
+    generalization" in checkers.sap): corrections of the correlations, the count of nonzero moves,
+    the low-term tally with term replacement, and the coefficients, each a host call; the host
+    gives delta, the retained score and the term values, as ``PolynomialState`` is given them."""
+
+    def __init__(self, program: Program704) -> None:
+        missing = [n for n in LEARN_SYMBOLS if n not in program.symbols.symbols]
+        if missing:
+            raise Program704Error("this 704 deck has no learning tables (no " + ", ".join(missing) + ")")
+        self.program = program
+        from emu704.host_call import HostCall
+
+        a = program.symbols.address
+        self._a = a
+        ret = a("RETURN")
+        self._calls = {name: (HostCall(program.machine, [], [], ret), a(name))
+                       for name in ("EYCORR", "EYNZC", "EYTALY", "EYCOEF")}
+
+    # ---- the tables ----
+
+    def load(self, active: Sequence[tuple[int, float, int, int, int]], reserve: Sequence[int], *,
+             tally_limit: int = 8, new_term_interval: int = 32, tally_reset: bool = False,
+             all_terms: bool = False, by_moves: bool = False, moves: int = 0,
+             moves_since_new_term: int = 0, corrections: int = 0) -> None:
+        """Write the state in: ``active`` as (term number, correlation, uses, tally, nonzero) in the
+        host's order, ``reserve`` term numbers head first, and the rules."""
+        if len(active) != LEARN_ACTIVE:
+            raise Program704Error(f"{len(active)} active terms: the program holds {LEARN_ACTIVE}")
+        if len(reserve) > LEARN_RESERVE:
+            raise Program704Error(f"{len(reserve)} reserve terms: the program has room for {LEARN_RESERVE}")
+        mem, a = self.program.machine.mem, self._a
+        for k, (term, c, uses, tally, nonzero) in enumerate(active):
+            slot = LEARN_ACTIVE - k
+            mem[a("YTRM") - slot] = term
+            mem[a("YCOR") - slot] = correlation_word(c)
+            mem[a("YUSE") - slot] = uses
+            mem[a("YTAL") - slot] = tally
+            mem[a("YNZ") - slot] = nonzero
+        n = len(reserve)
+        for i, term in enumerate(reserve):
+            mem[a("YRES") - (n - i)] = term
+        words = {"YNRES": n, "YLIM": tally_limit, "YINTV": new_term_interval, "YTRST": int(tally_reset),
+                 "YALL": int(all_terms), "YBYMV": int(by_moves), "YMOVS": moves,
+                 "YMSNT": moves_since_new_term, "YCORS": corrections}
+        for name, w in words.items():
+            mem[a(name)] = w
+
+    def active(self) -> list[TermState704]:
+        """The active terms in the host's order."""
+        mem, a = self.program.machine.mem, self._a
+        out = []
+        for k in range(LEARN_ACTIVE):
+            slot = LEARN_ACTIVE - k
+            out.append(TermState704(mem[a("YTRM") - slot], _signed(mem[a("YCOR") - slot]),
+                                    mem[a("YUSE") - slot], mem[a("YTAL") - slot], mem[a("YNZ") - slot]))
+        return out
+
+    def reserve(self) -> list[int]:
+        mem, a = self.program.machine.mem, self._a
+        n = mem[a("YNRES")]
+        return [mem[a("YRES") - (n - i)] for i in range(n)]
+
+    def counters(self) -> dict[str, int]:
+        mem, a = self.program.machine.mem, self._a
+        return {"moves": mem[a("YMOVS")], "moves_since_new_term": mem[a("YMSNT")],
+                "corrections": mem[a("YCORS")]}
+
+    def _values(self, values: Sequence[int]) -> None:
+        if len(values) != LEARN_ACTIVE:
+            raise Program704Error(f"{len(values)} term values for {LEARN_ACTIVE} active terms")
+        mem, a = self.program.machine.mem, self._a
+        for k, v in enumerate(values):
+            mem[a("YVAL") - (LEARN_ACTIVE - k)] = _word(int(v))
+
+    def _run(self, name: str, what: str) -> Run704:
+        return self.program._run(self._calls[name], [], DEFAULT_BUDGET, what)
+
+    # ---- the entries ----
+
+    def correct(self, delta: int, initial: int, values: Sequence[int], weight: int) -> tuple[bool, Run704]:
+        """One correction (``PolynomialState.correct``): ``values`` the retained position's raw term
+        values in the host's active order, ``weight`` 1, 2 or 4.  Whether any term was corrected."""
+        if weight not in (1, 2, 4):
+            raise Program704Error(f"a correction weight of {weight}: the program shifts by 0, 1 or 2")
+        mem, a = self.program.machine.mem, self._a
+        self._values(values)
+        mem[a("YDEL")] = _word(int(delta))
+        mem[a("YINI")] = _word(int(initial))
+        mem[a("YWL")] = weight.bit_length() - 1
+        run = self._run("EYCORR", "a correction")
+        return bool(mem[a("YANY")]), run
+
+    def count_nonzero(self, values: Sequence[int]) -> Run704:
+        """``PolynomialState.count_nonzero``: the active terms nonzero in ``values`` (host order)."""
+        self._values(values)
+        return self._run("EYNZC", "the nonzero count")
+
+    def tally_move(self) -> tuple[tuple[int, int] | None, Run704]:
+        """``PolynomialState.tally_move``: the low-term tally, maybe a replacement (out, in) as term
+        numbers."""
+        mem, a = self.program.machine.mem, self._a
+        run = self._run("EYTALY", "the low-term tally")
+        out = mem[a("YOUT")]
+        if not out and not mem[a("YIN")]:
+            return None, run
+        return (out, mem[a("YIN")]), run
+
+    def coefficients(self) -> tuple[list[int], Run704]:
+        """The coefficients from the correlations (``coefficients_from``, the ``round`` rule), in the
+        host's active order."""
+        run = self._run("EYCOEF", "the coefficients")
+        mem, a = self.program.machine.mem, self._a
+        return [_signed(mem[a("YCOF") - (LEARN_ACTIVE - k)]) for k in range(LEARN_ACTIVE)], run

@@ -18,6 +18,10 @@
   and the binary search) in a full working part in core, half of the
   positions stored, each less the load entry; and reading the working part
   from its tape reel.
+* Alpha's learning on the 704 (issue 35): a host self-play run (generalization,
+  default rules) records every call Alpha's polynomial gets; each is replayed
+  by the 704 program (Learner704) and timed: a correction, the nonzero count,
+  the low-term tally with term replacement, the coefficients.
 * Wall speed on the C emulator: perft of the start position walked inside the
   704 program, nodes per second of host time and 704 time per node.
 """
@@ -29,6 +33,7 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -139,12 +144,74 @@ def rote(program: Program704, boards: list[Board]) -> None:
     program.set_rote(False)
 
 
+def learning(games: int, depth: int) -> None:
+    """704 time of Alpha's bookkeeping, replayed from a host run of ``games`` games."""
+    import copy
+
+    from engine import samuel_terms
+    from engine.learners import generalize_state as gs
+    from engine.learners.generalize import SelfPlay, SelfPlayConfig
+    from engine.program704 import Learner704
+
+    number = {n: i for i, n in enumerate(samuel_terms.TERM_NAMES)}
+    run = SelfPlay.start(SelfPlayConfig(depth=depth, seed=0))
+    start = copy.deepcopy(run.alpha)
+    events: list[tuple[str, list[str], tuple[object, ...]]] = []
+    saved = {n: getattr(gs.PolynomialState, n) for n in ("correct", "count_nonzero", "tally_move")}
+
+    def recorder(name: str) -> Callable[..., object]:
+        def wrapper(self: gs.PolynomialState, *args: object) -> object:
+            if self is run.alpha:
+                events.append((name, self.names, args))
+            return saved[name](self, *args)
+        return wrapper
+
+    try:
+        for name in saved:
+            setattr(gs.PolynomialState, name, recorder(name))
+        for _ in range(games):
+            run.play_learning_game()
+    finally:
+        for name, f in saved.items():
+            setattr(gs.PolynomialState, name, f)
+    learner = Learner704(Program704())
+    r = start.rules
+    learner.load([(number[t.name], t.correlation, t.uses, t.tally, t.nonzero) for t in start.active],
+                 [number[n] for n in start.reserve], tally_limit=r.tally_limit,
+                 new_term_interval=r.new_term_interval)
+    cycles: dict[str, list[int]] = {"a correction": [], "nonzero count": [], "tally (no replacement)": [],
+                                    "tally and a replacement": [], "coefficients": []}
+    for name, names, args in events:
+        if name == "correct":
+            delta, initial, values, weight = args
+            cycles["a correction"].append(learner.correct(delta, initial, [values.get(n, 0) for n in names],
+                                                          weight)[1].cycles)
+            cycles["coefficients"].append(learner.coefficients()[1].cycles)
+        elif name == "count_nonzero":
+            cycles["nonzero count"].append(learner.count_nonzero([args[0].get(n, 0) for n in names]).cycles)
+        else:
+            swap, tr = learner.tally_move()
+            cycles["tally and a replacement" if swap else "tally (no replacement)"].append(tr.cycles)
+    moves = len(cycles["nonzero count"])
+    print(f"Alpha's learning on the 704, replayed from {games} host games at depth {depth} "
+          f"({moves} Alpha moves):")
+    total = 0
+    for name, cs in cycles.items():
+        if cs:
+            total += sum(cs)
+            print(f"  {name:24} {len(cs):4} calls, {statistics.fmean(cs):7.1f} cycles = "
+                  f"{statistics.fmean(cs) * CYCLE_SECONDS * 1000:6.2f} ms each")
+    print(f"  all of it: {total * CYCLE_SECONDS * 1000:.1f} ms of 704 time, "
+          f"{total / max(moves, 1) * CYCLE_SECONDS * 1000:.2f} ms an Alpha move")
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--positions", type=int, default=2000)
     p.add_argument("--perft-depth", type=int, default=7)
     p.add_argument("--search-depth", type=int, default=10)
     p.add_argument("--search-depth-samuel", type=int, default=4)
+    p.add_argument("--learn-games", type=int, default=2)
     args = p.parse_args()
     program = Program704()
     boards = positions_from_play(args.positions, 1959)
@@ -169,6 +236,7 @@ def main() -> int:
 
     polynomials(program, boards, args.search_depth_samuel)
     rote(program, boards)
+    learning(args.learn_games, args.search_depth_samuel)
 
     board = Board()
     t0 = time.perf_counter()
