@@ -485,6 +485,15 @@ class SelfPlay:
     first_series: dict[str, Any] | None = None
     """For a ``first-series`` start: our first series' config, results, final correlations (in
     active order) and reserve list."""
+    machine: Any = field(default=None, compare=False, repr=False)
+    """None: the host searches and learns.  A ``generalize_704.Machine704``: both players search on
+    the emulated 704 and Alpha's bookkeeping is the 704 program's (``use_704``)."""
+
+    def use_704(self, machine: Any) -> None:
+        """Play and learn from now on with ``machine`` (``generalize_704.Machine704``): its
+        ``searcher(evaluator, hash_mb)`` searches, its ``polynomial(state)`` keeps Alpha's state."""
+        self.machine = machine
+        self.alpha = machine.polynomial(self.alpha)
 
     @classmethod
     def start(cls, config: SelfPlayConfig,
@@ -580,8 +589,12 @@ class SelfPlay:
         alpha.new_game(alpha_color)
         padv = padv_weight(self.alpha.rules)
         beta_eval = samuel_terms.polynomial(self.beta, name="samuel-beta", padv=padv)
-        s_alpha = Searcher(alpha.evaluator(), mode=Mode.SAMUEL, hash_mb=cfg.hash_mb)
-        s_beta = Searcher(beta_eval, mode=Mode.SAMUEL, hash_mb=cfg.hash_mb)
+        if self.machine is not None:
+            s_alpha = self.machine.searcher(alpha.evaluator(), cfg.hash_mb)
+            s_beta = self.machine.searcher(beta_eval, cfg.hash_mb)
+        else:
+            s_alpha = Searcher(alpha.evaluator(), mode=Mode.SAMUEL, hash_mb=cfg.hash_mb)
+            s_beta = Searcher(beta_eval, mode=Mode.SAMUEL, hash_mb=cfg.hash_mb)
         limit = Limit(depth=cfg.depth)
         board = Board()
         board.push_pdn(opening)

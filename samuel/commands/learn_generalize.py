@@ -94,6 +94,10 @@ def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type
     rules.add_argument("--series", type=int, choices=(1, 2), default=None,
                        help="2 (default): the second series' procedure; 1: the first series' (all "
                             "contributing terms on delta > 0, a span of one move, no initial search)")
+    p.add_argument("--backend", choices=("modern", "704"), default="modern",
+                   help="modern (default): search and learn on the host; 704: both players search on "
+                        "the emulated IBM 704 and Alpha's bookkeeping is the 704 program's; prints "
+                        "the 704 time the run would have taken")
     p.add_argument("--state", type=output_file_in_new_folders, default=None,
                    help="state file (default OUT/state.json)")
     p.add_argument("--out", type=output_dir, default=DEFAULT_OUT,
@@ -246,6 +250,16 @@ def run(args: argparse.Namespace) -> int:
                           f"{f['leading_changes']} leading-term changes")
         save_outputs(sp, state_path, eval_path, args.name)
 
+    machine = None
+    if args.backend == "704":
+        from engine.learners.generalize_704 import Machine704
+        from engine.program704 import Program704Error
+
+        try:
+            machine = Machine704()
+            sp.use_704(machine)
+        except Program704Error as exc:
+            raise OptionError(f"--backend 704: {exc}") from None
     todo = max(0, args.games - sp.games)
     started = time.perf_counter()
     with make_progress(
@@ -286,6 +300,11 @@ def run(args: argparse.Namespace) -> int:
     print("polynomial   " + "\n             ".join(leading_table(sp)))
     dropped = ", ".join(f"{d.name} {d.uses}" for d in sp.alpha.discards)
     print(f"discarded    {dropped or 'none'}")
+    if machine is not None:
+        secs = machine.seconds_704
+        print(f"704 time     {secs:,.0f} s ({secs / 3600:.1f} h) this run: {machine.searches} searches "
+              f"{machine.search_seconds:,.0f} s, {machine.learner_calls} learner calls "
+              f"{machine.learner_cycles:,} cycles")
     print(f"state        {state_path}")
     print(f"evaluator    {eval_path}")
     print(f"figure       {figure_path}")

@@ -1,0 +1,191 @@
+"""Learning by generalization on the emulated 704 (issue 35): Alpha's and Beta's searches and Alpha's
+bookkeeping run by checkers.sap.
+
+``Machine704`` is the hook ``SelfPlay`` takes (``SelfPlay.machine``): its ``searcher`` gives a
+``Searcher704`` with the player's polynomial as data words (Samuel's ply rules, as ``mode=samuel``
+on the host), and its ``polynomial`` wraps Alpha's ``PolynomialState`` so that the four operations
+of the state -- a correction, the nonzero count, the low-term tally with replacement, the
+coefficients -- are the program's entries EYCORR, EYNZC, EYTALY and EYCOEF (``Learner704``).  The
+host keeps the state between calls (it saves, zeroes the leading term on a penalty, hands Beta the
+coefficients); before every call the state is written into the program's tables and after it read
+back, so the host's copy is always the 704's (a correlation in units of 2**-34).
+
+``seconds_704`` is the 704 time the run would have taken: the searches' machine time plus the
+learner calls' cycles (12 microseconds each).  The host still plays the moves, scores the retained
+position and runs the rudimentary initial search; those are not counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine import samuel_terms
+from engine.board import Board
+from engine.evaluators import Evaluator
+from engine.learners.generalize_state import Correction, Discard, PolynomialState, TermRecord
+from engine.limits import Limit
+from engine.program704 import CORRELATION_ONE, CYCLE_SECONDS, Learner704, Program704, Program704Error, Run704
+from engine.search import SearchInfo, SearchResult
+
+NUMBER = {n: i for i, n in enumerate(samuel_terms.TERM_NAMES)}
+
+
+@dataclass
+class PolynomialState704(PolynomialState):
+    """A ``PolynomialState`` whose learning operations the 704 program does."""
+
+    learner: Learner704 | None = field(default=None, compare=False, repr=False)
+    cycles: int = field(default=0, compare=False)
+    """704 cycles of the learner's calls so far."""
+    calls: int = field(default=0, compare=False)
+    _coefs: tuple[tuple[tuple[str, float], ...], dict[str, int]] | None = field(
+        default=None, compare=False, repr=False)
+
+    @classmethod
+    def on(cls, poly: PolynomialState, learner: Learner704) -> PolynomialState704:
+        if poly.rules.exponent_rule != "round":
+            raise Program704Error("the 704 program computes coefficients by the round rule only "
+                                  f"(not {poly.rules.exponent_rule!r})")
+        out = cls(active=[TermRecord(t.name, t.correlation, t.uses, t.tally, t.nonzero) for t in poly.active],
+                  reserve=list(poly.reserve), moves=poly.moves,
+                  moves_since_new_term=poly.moves_since_new_term, corrections=poly.corrections,
+                  discards=list(poly.discards), rules=poly.rules, learner=learner)
+        out._write()
+        out._read()  # the correlations on the program's grid from the start
+        return out
+
+    # ---- the program's tables ----
+
+    def _learner(self) -> Learner704:
+        if self.learner is None:
+            raise Program704Error("no 704 learner attached")
+        return self.learner
+
+    def _write(self) -> None:
+        r = self.rules
+        self._learner().load(
+            [(NUMBER[t.name], t.correlation, t.uses, t.tally, t.nonzero) for t in self.active],
+            [NUMBER[n] for n in self.reserve], tally_limit=r.tally_limit,
+            new_term_interval=r.new_term_interval, tally_reset=r.tally_reset == "replacement",
+            all_terms=r.positive_delta == "all", by_moves=r.times_used == "moves", moves=self.moves,
+            moves_since_new_term=self.moves_since_new_term, corrections=self.corrections)
+
+    def _read(self) -> None:
+        learner = self._learner()
+        names = samuel_terms.TERM_NAMES
+        self.active = [TermRecord(names[g.term], g.correlation / CORRELATION_ONE, g.uses, g.tally, g.nonzero)
+                       for g in learner.active()]
+        self.reserve = [names[n] for n in learner.reserve()]
+        c = learner.counters()
+        self.moves, self.moves_since_new_term, self.corrections = (
+            c["moves"], c["moves_since_new_term"], c["corrections"])
+
+    def _count(self, run: Run704) -> None:
+        self.cycles += run.cycles
+        self.calls += 1
+
+    def _values(self, term_values: Mapping[str, int]) -> list[int]:
+        return [int(term_values.get(t.name, 0)) for t in self.active]
+
+    # ---- the four operations ----
+
+    def correct(self, delta: float, initial_score: float, term_values: Mapping[str, int],
+                weight: int) -> Correction:
+        self._write()
+        before = [t.uses for t in self.active]
+        _, run = self._learner().correct(int(delta), int(initial_score), self._values(term_values), weight)
+        self._count(run)
+        self._read()
+        chosen = tuple(t.name for t, b in zip(self.active, before, strict=True) if t.uses != b)
+        return Correction(chosen, weight)
+
+    def count_nonzero(self, term_values: Mapping[str, int]) -> None:
+        self._write()
+        self._count(self._learner().count_nonzero(self._values(term_values)))
+        self._read()
+
+    def tally_move(self) -> tuple[str, str] | None:
+        self._write()
+        uses = {t.name: t.uses for t in self.active}
+        swap, run = self._learner().tally_move()
+        self._count(run)
+        self._read()
+        if swap is None:
+            return None
+        out, incoming = samuel_terms.TERM_NAMES[swap[0]], samuel_terms.TERM_NAMES[swap[1]]
+        self.discards.append(Discard(out, uses[out], self.moves))
+        return out, incoming
+
+    def coefficients(self) -> dict[str, int]:
+        """EYCOEF, run again only when a correlation (or the term list) changed, as the program
+        would recompute them after a correction, a replacement or a penalty."""
+        key = tuple((t.name, t.correlation) for t in self.active)
+        if self._coefs is None or self._coefs[0] != key:
+            self._write()
+            coefs, run = self._learner().coefficients()
+            self._count(run)
+            self._coefs = (key, {t.name: c for t, c in zip(self.active, coefs, strict=True)})
+        return dict(self._coefs[1])
+
+    @property
+    def seconds_704(self) -> float:
+        return self.cycles * CYCLE_SECONDS
+
+
+class _Counted:
+    """A ``Searcher704`` that adds up its searches' 704 time into its machine."""
+
+    def __init__(self, machine: Machine704, evaluator: Evaluator) -> None:
+        from engine.backend704 import Searcher704
+
+        self.machine = machine
+        self.inner = Searcher704(deck=machine.deck)
+        self.inner.set_evaluator(evaluator)
+
+    def set_evaluator(self, evaluator: Evaluator) -> None:
+        self.inner.set_evaluator(evaluator)
+
+    def new_game(self) -> None:
+        self.inner.new_game()
+
+    def search(self, board: Board, limit: Limit, **kwargs: Any) -> SearchResult:
+        found = self.inner.search(board, limit, **kwargs)
+        info: SearchInfo = found.info
+        self.machine.search_seconds += info.machine_time
+        self.machine.searches += 1
+        return found
+
+
+class Machine704:
+    """The hook that puts a ``SelfPlay`` run on the 704: searches and Alpha's bookkeeping."""
+
+    def __init__(self, deck: str | None = None) -> None:
+        self.deck = deck
+        self.learner = Learner704(Program704(deck))
+        self.search_seconds = 0.0
+        self.searches = 0
+        self._polys: list[PolynomialState704] = []
+
+    def searcher(self, evaluator: Evaluator, hash_mb: int = 0) -> _Counted:
+        return _Counted(self, evaluator)
+
+    def polynomial(self, poly: PolynomialState) -> PolynomialState704:
+        if isinstance(poly, PolynomialState704) and poly.learner is self.learner:
+            return poly
+        out = PolynomialState704.on(poly, self.learner)
+        self._polys.append(out)
+        return out
+
+    @property
+    def learner_cycles(self) -> int:
+        return sum(p.cycles for p in self._polys)
+
+    @property
+    def learner_calls(self) -> int:
+        return sum(p.calls for p in self._polys)
+
+    @property
+    def seconds_704(self) -> float:
+        return self.search_seconds + self.learner_cycles * CYCLE_SECONDS
