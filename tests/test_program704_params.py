@@ -18,6 +18,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from random_positions import fen_of, play_randomly
 
 from engine import core, evaluators, samuel_terms
 from engine.board import Board
@@ -56,12 +57,6 @@ def program() -> Program704:
     return Program704()
 
 
-def _fen(turn: str, black: dict[int, bool], white: dict[int, bool]) -> str:
-    """A FEN from squares -> king, men on their crowning row made kings."""
-    def side(pieces: dict[int, bool], crown: range) -> str:
-        return ",".join(("K" if king or sq in crown else "") + str(sq) for sq, king in sorted(pieces.items()))
-    return f"{turn}:W{side(white, range(1, 5))}:B{side(black, range(29, 33))}"
-
 
 def _setup(rng: random.Random, king_share: float, *, even: bool = False) -> Board | None:
     """A random placement, at most 12 a side, each piece a king with probability ``king_share``;
@@ -76,7 +71,7 @@ def _setup(rng: random.Random, king_share: float, *, even: bool = False) -> Boar
         if len(pieces) < 12:
             pieces[sq] = rng.random() < king_share
     try:
-        return Board(_fen(rng.choice("BW"), black, white))
+        return Board(fen_of(rng.choice("BW"), black, white))
     except FenError:
         return None
 
@@ -108,18 +103,10 @@ def _with_pattern(rng: random.Random) -> Board | None:
         while len(pieces) > 12:
             pieces.pop(rng.choice([s for s in pieces if s not in pattern[colour]] or list(pieces)))
     try:
-        return Board(_fen(rng.choice("BW"), black, white))
+        return Board(fen_of(rng.choice("BW"), black, white))
     except FenError:
         return None
 
-
-def _played(rng: random.Random, board: Board, plies: int) -> Board:
-    for _ in range(plies):
-        moves = board.legal_moves
-        if not moves:
-            break
-        board.push(rng.choice(moves))
-    return board
 
 
 def positions(n: int, seed: int) -> list[Board]:
@@ -131,10 +118,10 @@ def positions(n: int, seed: int) -> list[Board]:
     while len(out) < n:
         kind = len(out) % 4
         if kind == 0:
-            board: Board | None = _played(rng, Board(), rng.randint(0, 120))
+            board: Board | None = play_randomly(rng, Board(), rng.randint(0, 120))
         elif kind == 1:
             board = _setup(rng, 0.6)
-            board = board and _played(rng, board, rng.randint(1, 6))
+            board = board and play_randomly(rng, board, rng.randint(1, 6))
         elif kind == 2:
             board = _setup(rng, 0.3, even=len(out) % 8 == 6)
         else:

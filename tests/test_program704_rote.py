@@ -9,6 +9,7 @@ import random
 from pathlib import Path
 
 import pytest
+from random_positions import fen_of, play_randomly
 
 from engine import core
 from engine.board import Board
@@ -35,11 +36,6 @@ def program() -> Program704:
     return Program704()
 
 
-def _fen(turn: str, black: dict[int, bool], white: dict[int, bool]) -> str:
-    def side(pieces: dict[int, bool], crown: range) -> str:
-        return ",".join(("K" if king or sq in crown else "") + str(sq) for sq, king in sorted(pieces.items()))
-    return f"{turn}:W{side(white, range(1, 5))}:B{side(black, range(29, 33))}"
-
 
 def _setup(rng: random.Random, king_share: float) -> Board | None:
     black: dict[int, bool] = {}
@@ -51,18 +47,10 @@ def _setup(rng: random.Random, king_share: float) -> Board | None:
     if not black or not white:
         return None
     try:
-        return Board(_fen(rng.choice("BW"), black, white))
+        return Board(fen_of(rng.choice("BW"), black, white))
     except FenError:
         return None
 
-
-def _played(rng: random.Random, board: Board, plies: int) -> Board:
-    for _ in range(plies):
-        moves = board.legal_moves
-        if not moves:
-            break
-        board.push(rng.choice(moves))
-    return board
 
 
 def positions(n: int, seed: int) -> list[Board]:
@@ -72,7 +60,7 @@ def positions(n: int, seed: int) -> list[Board]:
     out: list[Board] = []
     while len(out) < n:
         kind = len(out) % 3
-        board = (_played(rng, Board(), rng.randint(0, 100)) if kind == 0
+        board = (play_randomly(rng, Board(), rng.randint(0, 100)) if kind == 0
                  else _setup(rng, 0.3) if kind == 1 else _setup(rng, 1.0))
         if board is not None:
             out.append(board)
