@@ -38,7 +38,7 @@ class _ChannelWriter:
         return self._channel.closed
 
     def close(self) -> None:
-        self._channel.closed = True
+        pass  # the WebServer ends the socket with a closing handshake when the session returns
 
 
 class _Flow:

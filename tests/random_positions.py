@@ -22,3 +22,17 @@ def play_randomly(rng: random.Random, board: Board, plies: int) -> Board:
             break
         board.push(rng.choice(moves))
     return board
+
+
+def positions_below(board: Board, plies: int) -> list[Board]:
+    """Every position ``plies`` plies below ``board`` (a whole multi-jump is one ply)."""
+    level = [board]
+    for _ in range(plies):
+        nxt = []
+        for b in level:
+            for m in b.legal_moves:
+                c = b.copy()
+                c.push(m)
+                nxt.append(c)
+        level = nxt
+    return level

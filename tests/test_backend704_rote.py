@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
+from random_positions import positions_below
 from test_cb_session import CaptureWriter
 
 from engine import core
@@ -50,18 +51,6 @@ def _roots(n: int, seed: int) -> list[Board]:
     return out
 
 
-def _below(board: Board, plies: int) -> list[Board]:
-    level = [board]
-    for _ in range(plies):
-        nxt = []
-        for b in level:
-            for m in b.legal_moves:
-                c = b.copy()
-                c.push(m)
-                nxt.append(c)
-        level = nxt
-    return level
-
 
 def _memory(path: Path, roots: list[Board], seed: int) -> RoteMemory:
     """Some 3,500 of the positions four and five plies below ``roots`` (where Samuel's rules stop a
@@ -69,7 +58,7 @@ def _memory(path: Path, roots: list[Board], seed: int) -> RoteMemory:
     random scores and plies, merged into a new SQLite memory (fewer than the working part's 4,000)."""
     rng = random.Random(seed)
     memory = RoteMemory(path)
-    below = list({core.rote_key(b.raw): None for r in roots for d in (4, 5) for b in _below(r, d)})
+    below = list({core.rote_key(b.raw): None for r in roots for d in (4, 5) for b in positions_below(r, d)})
     keys = rng.sample(below, min(len(below), 3500))
     for key in keys:
         memory.record_key(key, rng.choice([0, rng.randint(-3000, 3000), rng.randint(-8, 8)]),

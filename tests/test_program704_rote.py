@@ -9,7 +9,7 @@ import random
 from pathlib import Path
 
 import pytest
-from random_positions import fen_of, play_randomly
+from random_positions import fen_of, play_randomly, positions_below
 
 from engine import core
 from engine.board import Board
@@ -146,19 +146,6 @@ class _Table:
         return self._table
 
 
-def _leaf_positions(board: Board, plies: int) -> list[Board]:
-    """Every position ``plies`` whole moves below ``board``."""
-    level = [board]
-    for _ in range(plies):
-        nxt = []
-        for b in level:
-            for m in b.legal_moves:
-                c = b.copy()
-                c.push(m)
-                nxt.append(c)
-        level = nxt
-    return level
-
 
 def test_the_704_search_with_the_memory_scores_as_the_modern_search(program: Program704,
                                                                      tmp_path: Path) -> None:
@@ -169,7 +156,7 @@ def test_the_704_search_with_the_memory_scores_as_the_modern_search(program: Pro
     ev = by_name("samuel-1959")
     program.set_polynomial(ev.spec.weights)
     roots = [b for b in positions(60, 37)[::3] if b.legal_moves][:16]
-    below = [b for r in roots for d in (2, 3) for b in _leaf_positions(r, d)]
+    below = [b for r in roots for d in (2, 3) for b in positions_below(r, d)]
     chosen = [b for b in below if rng.random() < 0.5]
     entries = _memory(chosen, rng)
     rng.shuffle(entries)

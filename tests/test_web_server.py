@@ -145,6 +145,10 @@ def test_a_tab_is_a_cb_session() -> None:
                 bad = await ask(ws, "getmove B:W21-32:B1-12 nonsense", "error")
                 assert bad.startswith("error message=")
                 assert (await ask(ws, "get gametype", "reply")) == "reply 1 21"  # the session goes on
+                await ws.send("quit")  # the session ends with a closing handshake, not a dropped socket
+                with pytest.raises(ConnectionClosed) as info:
+                    await asyncio.wait_for(ws.recv(), WAIT)
+                assert info.value.rcvd is not None and info.value.rcvd.code == 1000
 
     asyncio.run(main())
 
