@@ -262,6 +262,8 @@ class TapeFile:
             else:
                 self._file = open(self.path, "rb")  # noqa: SIM115
         except FileNotFoundError:
+            if writable:
+                raise DeviceError(f"{self.path}: no such folder to make the tape file in") from None
             raise DeviceError(f"{self.path}: no such file (a tape mounted without its write ring "
                               "must already exist)") from None
         except OSError as exc:

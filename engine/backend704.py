@@ -21,6 +21,10 @@ any other evaluator of the modern core by name.
 iteration too, is held back to 12 microseconds a cycle, and the hold is spent in
 steps of at most ``CLOCK_STEP`` that look at the stop flags and the clock, so a
 user meets the 1959 machine at its own pace and a move is still on time.
+``pace="704-clock"`` reads the time limits on the 704's own clock instead (its cycles at
+12 microseconds, from the start of the search), at the emulator's speed: a minute a move,
+Samuel's pace, is a minute of 704 time and a few hundredths of a second here, so matches at his
+pace can be played.  A stop, and the wall clock's hard limit, still end a search at once.
 
 Samuel's rote memory (``rote=``: the session's ``--rote`` SQLite memory, any
 ``RoteSource``, or a reel, ``RoteReel``): its positions, up to the working part's
@@ -78,7 +82,7 @@ CENTI_MEN_PER_POINT = 100 / 64
 CLOCK_STEP = 0.02
 """At pace 704, the longest the clock and the stop flags go unseen (seconds): a hold sleeps no longer."""
 PACE_SLICE_CYCLES = 2000
-"""Cycles a slice at pace 704 (24 ms of 704 time, a fraction of a millisecond here)."""
+"""Cycles a slice at pace 704 and 704-clock (24 ms of 704 time, a fraction of a millisecond here)."""
 __all__ = ["EVALUATORS", "OWN_EVALUATOR", "PACES", "Evaluator704Error", "RoteReel", "Searcher704",
            "check_evaluator", "memory_entries", "program_rote_score", "warm_up"]
 
@@ -342,10 +346,21 @@ class Searcher704:
         progress = [0]  # cycles of the iteration running, as of its last slice
         last_report = 0.0  # the first report, too, waits info_interval (as in the core)
 
+        virtual = self.pace == "704-clock"
+
+        def spent() -> float:
+            """The search's time so far: the 704's (every cycle run, the running iteration's too)
+            at pace 704-clock, the wall clock's otherwise."""
+            if virtual:
+                return (cycles + progress[0]) * CYCLE_SECONDS
+            return clock() - start
+
         def stopped() -> bool:
             if own.is_set() or (stop is not None and stop.is_set()):
                 return True
-            return hard is not None and clock() - start >= hard
+            if virtual and hard is not None and clock() - start >= hard:
+                return True  # an emulator slower than the 704 (never seen): the move must still come
+            return hard is not None and spent() >= hard
 
         def hold(done: int, finished: bool) -> bool:
             """After a slice: at pace 704 wait until the 704 would have got this far; True to stop."""
@@ -365,7 +380,8 @@ class Searcher704:
         depth = 1
         while depth <= max_depth:
             found = self.program.search_sliced(board, depth, hold,
-                                               slice_cycles=PACE_SLICE_CYCLES if paced else SLICE_CYCLES)
+                                               slice_cycles=PACE_SLICE_CYCLES if paced or virtual
+                                               else SLICE_CYCLES)
             if found is None:  # stopped mid-iteration: the last whole one stands
                 if best_info is None:
                     best_info = self._partial(board, depth, nodes, cycles + progress[0], clock() - start)
@@ -393,7 +409,7 @@ class Searcher704:
                 break
             if limit.nodes is not None and nodes >= limit.nodes:
                 break
-            if soft is not None and clock() - start >= soft:
+            if soft is not None and spent() >= soft:
                 break
             if stopped():
                 break

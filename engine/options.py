@@ -186,7 +186,7 @@ MODE_ALIASES: tuple[tuple[str, str], ...] = (
     ("modern", "pvs"), ("samuel1959", "samuel"), ("type-a", "shannon-a"), ("minimax", "shannon-a"),
     ("chellapilla", "fogel"), ("type-b", "shannon-b"))
 """The other names ``engine.search.Mode.parse`` knows (a test holds them equal)."""
-PACES: tuple[str, ...] = ("emulator", "704")
+PACES: tuple[str, ...] = ("emulator", "704", "704-clock")
 FOGEL_DRAWS: tuple[str, ...] = ("off", "on")
 
 OPTIONS: tuple[EngineOption, ...] = (
@@ -232,7 +232,9 @@ OPTIONS: tuple[EngineOption, ...] = (
              "repeats); pvs always sees them"),
     EngineOption(
         "pace", "choice", "emulator", choices=PACES, backends=ON_704, per_session=False,
-        help="as fast as the emulator goes, or held to the real 704's 12 microseconds a cycle"),
+        help="as fast as the emulator goes; 704: held to the real 704's 12 microseconds a cycle; "
+             "704-clock: as fast as the emulator goes, with time limits read on the 704's own clock "
+             "(a minute a move is a minute of 704 time, a few hundredths of a second here)"),
     EngineOption(
         "deck704", "deck", "", backends=ON_704, per_session=False, metavar="FILE",
         help="a self-loading deck of one's own (samuel emu704 asm writes it with its .sym beside it) "

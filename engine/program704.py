@@ -609,7 +609,7 @@ class Program704:
         m = self.machine
         try:
             unit = TapeUnit(ROTE_TAPE_UNIT, path, ring=False)
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RuntimeError) as exc:  # RuntimeError: the unit's DeviceError
             raise Program704Error(f"{path}: cannot be mounted as the rote memory's reel: {exc}") from None
         m.attach(unit)
         # Tape instructions run in the machine's own loop (a host call leaves out input/output).

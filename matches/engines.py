@@ -17,8 +17,10 @@ default directory when it holds tables, the default -- or ``none``), ``book``
 (``default``, ``none`` or a file), ``book-variety``, ``contempt`` (centi-men a draw
 costs the engine), ``fogel-draws`` (options every samuel engine knows; an in-process engine plays
 without a book unless given one) and ``weights=FILE.json`` (an evaluator file,
-in this process only); ``st``, ``tc``, ``depth``, ``nodes``, ``timemargin``
-(this engine's own time control, over the tournament's).
+in this process only); ``rote=FILE`` (Samuel's rote memory, a store or a 704 reel,
+read and never written, so every game meets the same memory) and ``pace`` (the 704
+backend's: ``emulator``, ``704``, ``704-clock``), in this process only; ``st``, ``tc``,
+``depth``, ``nodes``, ``timemargin`` (this engine's own time control, over the tournament's).
 
 ``make_player`` turns a spec into a ``Player``: ``InProcessPlayer`` searches
 with an ``engine.Searcher`` on its own thread, ``ClientPlayer`` drives another
@@ -43,11 +45,12 @@ from typing import Any, TypeVar
 from engine import evaluators, opening_book, timeman
 from engine.board import Board
 from engine.errors import GameOverError, SamuelError
+from engine.learners.rote_file import close_rote, open_rote
 from engine.limits import Limit
 from engine.move import Move
-from engine.options import OptionValues, check_compatible, find, session_options
+from engine.options import OPTIONS, OptionValues, check_compatible, find, session_options
 from engine.runner import SearchRun
-from engine.search import EngineSearcher
+from engine.search import EngineSearcher, RoteSource
 from engine.searchers import build_searcher
 from engine.termination import Termination
 from engine.types import BLACK, WHITE
@@ -83,7 +86,7 @@ except ModuleNotFoundError:  # Python 3.10
 T = TypeVar("T")
 
 PROTOCOLS: tuple[str, ...] = ("inproc", "hub", "cb", "dxp")
-INPROC_OPTIONS: tuple[str, ...] = tuple(o.name for o in session_options())
+INPROC_OPTIONS: tuple[str, ...] = (*(o.name for o in session_options()), "pace")
 """The options an in-process engine takes (the option table's; ``weights=`` sets ``evaluator`` to a
 file)."""
 DEFAULT_PORTS: dict[str, int] = {"dxp": 27531, "cb": 27532}
@@ -101,9 +104,12 @@ CLIENT_GRACE = 1e6
 """The client library's own hang detection, pushed out of the way: our ``wait_for`` decides."""
 
 _TIME_KEYS = ("st", "tc", "depth", "nodes", "timemargin")
+_INPROC_ONLY = ("pace",)
+"""Options of the table an in-process engine takes beside the session's (a server sets them at start)."""
 _KEYS = (
     "name", "proto", "cmd", "arg", "dir", "host", "port", "tcp", "ponder", "option.NAME",
-    *(a for o in session_options() for a in (*o.aliases, o.name)), "weights", "frame", *_TIME_KEYS,
+    *(a for o in session_options() for a in (*o.aliases, o.name)), *_INPROC_ONLY, "rote", "weights", "frame",
+    *_TIME_KEYS,
 )
 _OPTION_KEYS = frozenset(a for o in session_options() for a in (*o.aliases, o.name))
 
@@ -146,6 +152,8 @@ class EngineSpec:
     ponder: bool = False
     """Think on the expected reply during the opponent's move (cutechess-cli's ``ponder``): Hub's
     ``go ponder``/``ponder-hit``, or a background search for an in-process engine."""
+    rote: str | None = None
+    """An in-process engine's rote memory (a store or a 704 reel), read only."""
 
     def describe(self) -> str:
         """Where it runs, for messages: ``hub: fake_hub.py --crash-after 2``, ``cb: 127.0.0.1:27532``."""
@@ -155,7 +163,8 @@ class EngineSpec:
             shown = os.path.basename(ev) if ev.endswith(".json") else ev
             book = opts.get("book", "none")
             shown_book = "" if book == "none" else f", book {os.path.basename(book)}"
-            return f"inproc: {shown}, {opts.get('mode', 'pvs')}{shown_book}"
+            shown_rote = "" if self.rote is None else f", rote {os.path.basename(self.rote)}"
+            return f"inproc: {shown}, {opts.get('mode', 'pvs')}{shown_book}{shown_rote}"
         if self.cmd:
             return f"{self.proto}: {_short_cmd(self.cmd)}"
         return f"{self.proto}: {self.host}:{self.port}"
@@ -172,6 +181,7 @@ class EngineSpec:
             "tc": self.tc.to_dict() if self.tc is not None else None,
             "frame": self.frame,
             "ponder": self.ponder,
+            "rote": self.rote,
         }
 
     @classmethod
@@ -190,6 +200,7 @@ class EngineSpec:
             tc=TimeControl.from_dict(tc) if tc is not None else None,
             frame=str(d.get("frame", "literal")),
             ponder=bool(d.get("ponder", False)),
+            rote=None if d.get("rote") is None else str(d["rote"]),
         )
 
 
@@ -217,6 +228,7 @@ class _Draft:
     cwd: str | None = None
     options: dict[str, str] = field(default_factory=dict)
     weights: str | None = None
+    rote: str | None = None
     frame: str = "literal"
     ponder: bool = False
     tc_layers: list[list[str]] = field(default_factory=lambda: [[]])
@@ -278,6 +290,10 @@ class _Draft:
             if text not in ("true", "false", "yes", "no", "1", "0", "on", "off"):
                 raise self.fail(f"ponder= must be true or false, got {value!r}")
             self.ponder = text in ("true", "yes", "1", "on")
+        elif low in _INPROC_ONLY:
+            self.options[low] = self.text(k, value).strip()
+        elif low == "rote":
+            self.rote = self.path(self.text(k, value).strip())
         elif low == "weights":
             self.weights = self.path(self.text(k, value))
         elif low == "frame":
@@ -356,6 +372,9 @@ class _Draft:
             if self.weights is not None:
                 raise self.fail("weights= loads an evaluator into this process; give a "
                                 f"{proto} engine its evaluator on its command line or with eval=")
+            if self.rote is not None or "pace" in options:
+                raise self.fail(f"rote= and pace= are for an engine in this process; give a {proto} engine "
+                                "them on its command line (samuel hub --rote FILE --pace 704)")
             if cmd and host:
                 raise self.fail("give cmd= (a process) or host=/port= (a server), not both")
             if self.frame != "literal" and proto != "dxp":
@@ -368,9 +387,14 @@ class _Draft:
                                     "set them on the server's command line")
             elif not cmd and not host:
                 raise self.fail(f"a {proto} engine needs cmd= (a process) or host=/port= (a server)")
+        if self.rote is not None:  # named now, not when the first game starts
+            try:
+                close_rote(open_rote(self.rote))
+            except SamuelError as exc:
+                raise self.fail(f"rote=: {exc}") from None
         name = self.name or self._default_name(proto, cmd, host, port, options, tc)
         return EngineSpec(name, proto, cmd, host, port, self.cwd, tuple(options.items()), tc, self.frame,
-                          self.ponder)
+                          self.ponder, self.rote)
 
     def _inproc_options(self, cmd: tuple[str, ...], host: str | None) -> dict[str, str]:
         if cmd or host or self.cwd:
@@ -384,13 +408,15 @@ class _Draft:
             if "evaluator" in options:
                 raise self.fail("give eval= or weights=, not both")
             options["evaluator"] = self.weights
+        if "pace" in options and options.get("backend", "modern").lower() != "704":
+            raise self.fail("pace= sets the 704 backend's speed; add backend=704")
         try:  # the option table checks every value, and that the backend plays the evaluator
             values = OptionValues(options)
         except SamuelError as exc:
             raise self.fail(str(exc)) from None
         # The spec travels as text (JSON, pickles): each value in its canonical text.
-        return {o.name: o.text(values[o.name]) for o in session_options()
-                if o.name in options or o.name == "evaluator"}
+        return {o.name: o.text(values[o.name]) for o in OPTIONS
+                if (o.per_session or o.name in _INPROC_ONLY) and (o.name in options or o.name == "evaluator")}
 
     @staticmethod
     def _default_name(proto: str, cmd: tuple[str, ...], host: str | None, port: int | None,
@@ -520,6 +546,8 @@ class InProcessPlayer(Player):
         self.ponder_hits = 0
         self.ponder_misses = 0
         self._alive = True
+        self._rote: RoteSource | None = None
+        """``rote=``'s memory, opened at start and read by every search."""
 
     @property
     def who(self) -> str:
@@ -538,7 +566,8 @@ class InProcessPlayer(Player):
             return
         self._shutdown()
         try:
-            self._searcher = build_searcher(OptionValues(self.spec.options))
+            self._rote = open_rote(self.spec.rote) if self.spec.rote is not None else None
+            self._searcher = build_searcher(OptionValues(self.spec.options), rote=self._rote)
         except (SamuelError, ValueError, OSError, MemoryError) as exc:
             self._alive = False
             raise PlayerFault(Termination.CRASH, f"{self.who} cannot start: {exc}") from None
@@ -656,6 +685,8 @@ class InProcessPlayer(Player):
             self._executor.shutdown(wait=False, cancel_futures=True)
             self._executor = None
         self._searcher = None
+        close_rote(self._rote)  # the store's connection; a search still running keeps its table
+        self._rote = None
 
 
 def _dxp_minutes(tc: TimeControl | None) -> int | None:

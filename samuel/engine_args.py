@@ -15,7 +15,7 @@ from engine.options import OPTIONS, EngineOption, OptionValue, OptionValueError,
 from samuel.argtypes import EvaluatorAction
 
 if TYPE_CHECKING:
-    from engine.search import EngineSearcher
+    from engine.search import EngineSearcher, RoteSource
 
 ENGINE_COMMAND_OPTIONS: tuple[str, ...] = ("evaluator", "mode", "backend", "deck704", "pace", "hash", "egdb",
                                            "contempt", "fogel-draws")
@@ -80,11 +80,12 @@ def option_values(args: argparse.Namespace) -> OptionValues:
     return OptionValues((o.name, getattr(args, dest(o))) for o in OPTIONS if hasattr(args, dest(o)))
 
 
-def make_searcher(args: argparse.Namespace) -> EngineSearcher:
-    """The searcher the command line asks for (``engine.options.build_searcher``)."""
+def make_searcher(args: argparse.Namespace, rote: RoteSource | None = None) -> EngineSearcher:
+    """The searcher the command line asks for (``engine.options.build_searcher``), with ``rote``'s
+    memory if given."""
     from engine.searchers import build_searcher
 
-    return build_searcher(option_values(args))
+    return build_searcher(option_values(args), rote=rote)
 
 
 def engine_spec_pairs(args: argparse.Namespace) -> list[str]:

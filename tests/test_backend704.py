@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
+import random
 import threading
 import time
 from collections.abc import Callable
@@ -14,14 +15,22 @@ import pytest
 from serving import CaptureWriter
 
 from engine import timeman
-from engine.backend704 import CLOCK_STEP, Evaluator704Error, Searcher704, check_evaluator, warm_up
+from engine.backend704 import (
+    CLOCK_STEP,
+    PACE_SLICE_CYCLES,
+    Evaluator704Error,
+    Searcher704,
+    check_evaluator,
+    warm_up,
+)
 from engine.board import Board
 from engine.errors import SamuelError
 from engine.evaluators import by_name
 from engine.limits import Limit
+from engine.move import Move
 from engine.options import OptionValues
-from engine.program704 import Program704, Program704Error
-from engine.search import Searcher, SearchInfo
+from engine.program704 import CYCLE_SECONDS, Program704, Program704Error
+from engine.search import Mode, Searcher, SearchInfo
 from engine.types import WHITE
 from matches.engines import parse_engine
 from protocol.cb_session import run_cb
@@ -317,6 +326,23 @@ def test_pace_704_sees_the_deadline_and_a_stop_within_a_step() -> None:
     assert 2.0 <= t.elapsed <= 2.0 + CLOCK_STEP
 
 
+def test_pace_704_clock_reads_the_limits_on_the_704s_own_clock() -> None:
+    """pace=704-clock stops where the 704 would have run out of time, at the emulator's speed: the same
+    move and the same 704 time as the search held to the real machine's pace (on a fake clock)."""
+    t = FakeTime()
+    held = Searcher704(pace="704", clock=t.clock, sleep=t.sleep).search(Board(), Limit(movetime=40)).info
+    wall = time.monotonic()
+    virtual = Searcher704(pace="704-clock").search(Board(), Limit(movetime=40)).info
+    assert time.monotonic() - wall < 40  # not held back: 40 s of 704 time in far less here
+    hard = timeman.budgets(Limit(movetime=40))[1] / 1000
+    assert virtual.machine_time <= hard + PACE_SLICE_CYCLES * CYCLE_SECONDS
+    assert virtual.depth == held.depth >= 1 and virtual.pv[0] == held.pv[0]
+    assert virtual.machine_time == pytest.approx(held.machine_time, abs=2 * PACE_SLICE_CYCLES * CYCLE_SECONDS)
+    # A limit past what the search needs leaves it to its depth, as at the other paces.
+    deep = Searcher704(pace="704-clock").search(Board(), Limit(movetime=3600, depth=3)).info
+    assert deep.depth == 3 and deep.machine_time < 3600
+
+
 def test_a_first_iteration_stopped_part_way_plays_its_best_searched_root_move() -> None:
     t = FakeTime()
     s = Searcher704(pace="704", clock=t.clock, sleep=t.sleep)
@@ -408,3 +434,40 @@ def test_an_evaluator_the_704_program_does_not_play_is_refused(searcher: Searche
     err = capsys.readouterr().err
     assert "cannot play evaluator 'material'" in err and "Traceback" not in err
     assert main(["analyse", "--backend", "704", "--eval", "default", "--depth", "1"]) == 0
+
+
+def test_ties_of_root_jumps_are_broken_in_the_hosts_order() -> None:
+    """Where root captures score the same, the 704 keeps the one the modern core keeps (the first in
+    its generator's order: piece by piece, each piece's four directions in turn), so a series on the
+    704 plays the host's games.  Random positions with two or more captures, samuel-1959, minimum ply 2."""
+    from random_positions import play_randomly
+
+    rng = random.Random(35)
+    samuel = by_name("samuel-1959")
+    modern = Searcher(samuel, mode=Mode.SAMUEL, hash_mb=4)
+    s704 = Searcher704()
+    s704.set_evaluator(samuel)
+    checked = tied = 0
+    while checked < 120:
+        board = play_randomly(rng, Board(), rng.randint(4, 60))
+        captures = [m for m in board.legal_moves if m.captures]
+        if len(captures) < 2:
+            continue
+        want = modern.search(board.copy(), Limit(depth=2))
+        got = s704.search(board.copy(), Limit(depth=2))
+        assert (got.best, got.info.score) == (want.best, want.info.score), board.fen()
+        checked += 1
+        best = [m for m in captures if _alone(modern, board, m) == want.info.score.value]
+        tied += len(best) > 1
+    # The test meets ties: 8 of the 120 by this measure; the program that went direction by direction
+    # at the root too chose another move than the host in 17 of them.
+    assert tied >= 5
+
+
+def _alone(searcher: Searcher, board: Board, move: Move) -> int:
+    """A root move's score searched by itself (its reply at minimum ply 1)."""
+    after = board.copy()
+    after.push(move)
+    if not after.legal_moves:
+        return 30000
+    return -searcher.search(after, Limit(depth=1)).info.score.value

@@ -200,7 +200,7 @@ def test_a_client_cannot_load_an_evaluator_file() -> None:
 
 
 def test_match_specs_take_the_session_options_of_the_table() -> None:
-    assert tuple(o.name for o in session_options()) == INPROC_OPTIONS
+    assert (*(o.name for o in session_options()), "pace") == INPROC_OPTIONS  # pace: in this process only
     spec = parse_engine(["name=c", "contempt=20", "Mode=Samuel1959", "hash=8", "book-variety=3"])
     assert dict(spec.options) == {"evaluator": "default", "mode": "samuel", "hash": "8", "book-variety": "3",
                                   "contempt": "20"}

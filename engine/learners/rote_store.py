@@ -353,7 +353,8 @@ class RoteStore:
             if total > p.max_positions:
                 excess = total - int(p.max_positions * p.cull_to)
                 culled = [tuple(r) for r in db.execute(
-                    "SELECT black, white, kings FROM positions ORDER BY ply, age0 - stamp DESC LIMIT ?",
+                    "SELECT black, white, kings FROM positions "
+                    "ORDER BY ply, age0 - stamp DESC, black, white, kings LIMIT ?",
                     (excess,))]
                 db.executemany(_DELETE, culled)
                 total -= len(culled)

@@ -49,6 +49,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     limit.add_argument("--depth", type=positive_int, metavar="N",
                        help="search to N plies (in Samuel mode: the minimum ply)")
     limit.add_argument("--nodes", type=positive_int, metavar="N", help="search about N nodes")
+    p.add_argument("--rote", metavar="FILE", default="",
+                   help="search with Samuel's rote memory in FILE (a store from samuel learn rote or a "
+                        "server's --rote, or a 704 reel), read and not written")
     add_engine_arguments(p)
     p.set_defaults(func=run)
 
@@ -139,12 +142,20 @@ def analyse(board: Board, searcher: EngineSearcher, limit: Limit, out: TextIO | 
 def run(args: argparse.Namespace) -> int:
     board = setup_board(args.fen, args.moves)
     require_game_on(board)
-    searcher = make_searcher(args)  # the 704 backend refuses an evaluator it cannot play, by name
+    from engine.learners.rote_file import close_rote, open_rote
     from engine.search import Searcher
 
-    if isinstance(searcher, Searcher) and searcher.egdb is not None:  # the 704 backend has none
-        from engine.egdb import describe
+    rote = open_rote(args.rote) if args.rote else None
+    try:
+        # the 704 backend refuses an evaluator it cannot play, by name
+        searcher = make_searcher(args, rote=rote)
+        if isinstance(searcher, Searcher) and searcher.egdb is not None:  # the 704 backend has none
+            from engine.egdb import describe
 
-        print(describe(searcher.egdb), flush=True)
-    analyse(board, searcher, limit_from_args(args))
+            print(describe(searcher.egdb), flush=True)
+        result = analyse(board, searcher, limit_from_args(args))
+        if rote is not None:
+            print(f"info rote hits {result.info.rote_hits}", flush=True)
+    finally:
+        close_rote(rote)
     return 0

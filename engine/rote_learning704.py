@@ -1,0 +1,150 @@
+"""Samuel's rote learning done by the 704 program: saving positions, merging them with his ageing
+rules, and writing the memory back to tape.
+
+The host's rote store (``engine.learners.rote_store``) keeps Samuel's rules: a merge ages every
+position by one, a position seen again or used by a search has its age halved, the too old are
+forgotten and, past the memory's size, the lowest plies culled.  Here the 704 program does the same
+to its working part in core ("rote learning on the 704" in ``emu704/programs/checkers.sap``):
+``save`` puts a searched position, its score and ply on the program's pending list (the program
+works out the standard form itself), ``merge`` merges them in by those rules, and ``write_reel``
+has the program write its memory to binary tape 1, a SIMH ``.tap`` that ``Program704.load_rote_tape``
+(or ``RoteReel``) reads in the next run.  The same positions, scores and searches' uses give the same
+memory as the host's store: positions, scores, plies and ages (tests/test_rote_learning704.py).
+
+The working part is the whole memory here, so it stays within the program's 4,000 positions: a
+merge may take in up to ``PENDING_CAPACITY`` positions, so the memory is culled at
+``MAX_POSITIONS`` (a policy asking for more is held to it, said by ``held_policy``).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+
+from engine.board import Board
+from engine.learners.rote_store import AgePolicy
+from engine.program704 import (
+    DEFAULT_BUDGET,
+    ROTE_CAPACITY,
+    ROTE_MAX_AGE,
+    ROTE_TAPE_UNIT,
+    Program704,
+    Program704Error,
+    RoteEntry704,
+    Run704,
+    board_words,
+    colour_word,
+)
+
+PENDING_CAPACITY = 150
+"""Positions the program's pending list holds between merges (``RPCAP``)."""
+MAX_POSITIONS = ROTE_CAPACITY - PENDING_CAPACITY
+"""The most positions a merge leaves, so that the next one's new positions fit the working part."""
+LEARN_SYMBOLS = ("ERSAV", "ERMRG", "ERTWR", "IRSC", "IRPLY", "ORPN", "ORTN", "ONEW", "OFORG", "OCULL",
+                 "RAINI", "RAMAX", "RPMAX", "RCTGT", "RPN", "RSFULL", "RMFULL")
+"""The words of the program's rote learning; a deck of one's own without them cannot learn by rote."""
+
+
+@dataclass(frozen=True)
+class Merge704:
+    """What one merge on the 704 did, and its cost."""
+
+    added: int
+    forgotten: int
+    culled: int
+    total: int
+    cycles: int
+
+
+def held_policy(policy: AgePolicy) -> AgePolicy:
+    """``policy`` as the program can keep it: at most MAX_POSITIONS positions (culled to the same
+    fraction), ages up to ROTE_MAX_AGE - 1."""
+    if not 0 <= policy.initial_age <= policy.max_age < ROTE_MAX_AGE:
+        raise Program704Error(f"ages {policy.initial_age} (new) and {policy.max_age} (most): the 704 program "
+                              f"keeps ages 0-{ROTE_MAX_AGE - 1}, a new one no older than the most")
+    if policy.max_positions > MAX_POSITIONS:
+        return replace(policy, max_positions=MAX_POSITIONS)
+    return policy
+
+
+class RoteLearning704:
+    """The 704 program's rote learning on ``program`` (its working part is the memory)."""
+
+    def __init__(self, program: Program704, policy: AgePolicy | None = None) -> None:
+        from emu704.host_call import HostCall
+
+        missing = [n for n in LEARN_SYMBOLS if n not in program.symbols.symbols]
+        if missing or not program.has_rote:
+            raise Program704Error("this 704 deck has no rote learning (no "
+                                  + ", ".join(missing or ["RT"]) + ")")
+        self.program = program
+        self.policy = held_policy(policy or AgePolicy())
+        a = program.symbols.address
+        self._a = a
+        m, ret = program.machine, a("RETURN")
+        board_in = [a(n) for n in ("IFA", "IBA", "IFP", "IBP", "ICOL", "IRSC", "IRPLY")]
+        self._save = (HostCall(m, board_in, [a("ORPN")], ret), a("ERSAV"))
+        self._merge = (HostCall(m, [], [a(n) for n in ("ORTN", "ONEW", "OFORG", "OCULL")], ret), a("ERMRG"))
+
+    @property
+    def pending(self) -> int:
+        """Positions saved since the last merge."""
+        return self.program.machine.mem[self._a("RPN")]
+
+    def save(self, board: Board, score: int, ply: int) -> Run704:
+        """Put ``board``'s position on the pending list with its score (the program's units, for the
+        side to move) and ply; merged at the next ``merge``.  A full list is refused by name."""
+        if abs(score) >= 1 << 15 or not 0 <= ply <= 255:
+            raise Program704Error(f"a rote score of {score} or ply of {ply} does not fit the program's "
+                                  "V word")
+        if self.pending >= PENDING_CAPACITY:
+            raise Program704Error(f"the 704 program's pending list is full ({PENDING_CAPACITY} positions): "
+                                  "merge first")
+        raw = board.raw
+        sign = 1 << 35 if score < 0 else 0
+        words = [*board_words(raw), colour_word(raw), sign | abs(score), ply]
+        return self.program._run(self._save, words, DEFAULT_BUDGET, "saving a rote position")
+
+    def merge(self) -> Merge704:
+        """Merge the pending positions into the working part by Samuel's rules (the policy's ages and
+        size), as the host store's ``merge`` does."""
+        p = self.policy
+        mem, a = self.program.machine.mem, self._a
+        mem[a("RAINI")] = p.initial_age
+        mem[a("RAMAX")] = p.max_age
+        mem[a("RPMAX")] = p.max_positions
+        mem[a("RCTGT")] = int(p.max_positions * p.cull_to)
+        run = self.program._run(self._merge, [], DEFAULT_BUDGET, "merging the rote memory")
+        total, added, forgotten, culled = self._merge[0].outputs
+        mem[a("ROTEON")] = 1 if total else 0
+        return Merge704(added, forgotten, culled, total, run.cycles)
+
+    def entries(self) -> list[RoteEntry704]:
+        """The memory as it is in core, in key order."""
+        return self.program.rote_entries()
+
+    def write_reel(self, path: str | os.PathLike[str]) -> Run704:
+        """Have the program write its memory to tape ROTE_TAPE_UNIT, a new reel at ``path`` (RTWR):
+        records of 100 words and a tape mark, what ``load_rote_tape`` reads."""
+        from emu704.cpu import StopReason
+        from emu704.tape import TapeUnit
+
+        m, a = self.program.machine, self._a
+        try:
+            unit = TapeUnit(ROTE_TAPE_UNIT, path, ring=True)
+        except (OSError, ValueError, RuntimeError) as exc:  # RuntimeError: the unit's DeviceError
+            raise Program704Error(f"{path}: cannot be mounted to write the rote memory: {exc}") from None
+        m.attach(unit)
+        c0, i0 = m.cycles, m.instructions
+        try:
+            m.ic = a("ERTWR")
+            stop = m.run(max_cycles=DEFAULT_BUDGET)
+        except Exception as exc:  # a DeviceError: the reel full, a word lost
+            raise Program704Error(f"{path}: the 704 program could not write it: {exc}") from None
+        finally:
+            m.detach(unit)
+            unit.unmount()
+        if stop != StopReason.HALT or m.halt_location != a("RETURN"):
+            raise Program704Error(f"{path}: writing the rote memory, the 704 program stopped ({stop.name}) "
+                                  f"at {m.ic:05o}: {m.stop_detail}")
+        return Run704(m.mem[a("RTN")], m.cycles - c0, m.instructions - i0)
