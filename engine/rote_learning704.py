@@ -8,8 +8,10 @@ to its working part in core ("rote learning on the 704" in ``emu704/programs/che
 ``save`` puts a searched position, its score and ply on the program's pending list (the program
 works out the standard form itself), ``merge`` merges them in by those rules, and ``write_reel``
 has the program write its memory to binary tape 1, a SIMH ``.tap`` that ``Program704.load_rote_tape``
-(or ``RoteReel``) reads in the next run.  The same positions, scores and searches' uses give the same
-memory as the host's store: positions, scores, plies and ages (tests/test_rote_learning704.py).
+(or ``RoteReel``) reads in the next run.  ``self_play_704`` is ``samuel learn rote play --backend 704``:
+games of the program against itself, learning by rote on the machine.  The same positions, scores
+and searches' uses give the same memory as the host's store: positions, scores, plies and ages
+(tests/test_rote_learning704.py).
 
 The working part is the whole memory here, so it stays within the program's 4,000 positions: a
 merge may take in up to ``PENDING_CAPACITY`` positions, so the memory is culled at
@@ -19,11 +21,19 @@ merge may take in up to ``PENDING_CAPACITY`` positions, so the memory is culled 
 from __future__ import annotations
 
 import os
+import random
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from engine.board import Board
+from engine.evaluators import Evaluator
+from engine.game import GameRecord, play_game
 from engine.learners.rote_store import AgePolicy
+from engine.limits import Limit
+from engine.move import Move
 from engine.program704 import (
+    CYCLE_SECONDS,
     DEFAULT_BUDGET,
     ROTE_CAPACITY,
     ROTE_MAX_AGE,
@@ -148,3 +158,73 @@ class RoteLearning704:
             raise Program704Error(f"{path}: writing the rote memory, the 704 program stopped ({stop.name}) "
                                   f"at {m.ic:05o}: {m.stop_detail}")
         return Run704(m.mem[a("RTN")], m.cycles - c0, m.instructions - i0)
+
+
+@dataclass(frozen=True)
+class Game704:
+    """One self-play game on the 704 and what its memory did with it."""
+
+    number: int
+    game: GameRecord
+    rote_hits: int
+    """Leaves the program scored from its memory, over the game's searches."""
+    merge: Merge704
+    seconds_704: float
+    """The 704 time of the game's searches, its saves and its merge."""
+
+
+def self_play_704(
+    reel: str | os.PathLike[str],
+    games: int,
+    *,
+    depth: int = 3,
+    evaluator: Evaluator | None = None,
+    policy: AgePolicy | None = None,
+    opening_plies: int = 4,
+    max_plies: int = 200,
+    seed: int | None = None,
+    on_move: Callable[[int, int], None] | None = None,
+) -> Iterator[Game704]:
+    """Samuel's rote learning on the 704: ``games`` games of the program against itself, every searched
+    position saved by the program with its score and minimum ply and merged by it after each game,
+    the memory read from ``reel`` first (when it exists) and written back to it at the end.  The
+    first ``opening_plies`` plies of a game are random (seeded), so games differ.  Yields each game."""
+    from engine.backend704 import OWN_EVALUATOR, Searcher704, program_rote_score
+
+    searcher = Searcher704()
+    searcher.set_evaluator(evaluator or OWN_EVALUATOR)
+    program = searcher.program
+    learner = RoteLearning704(program, policy)
+    path = Path(reel)
+    if path.exists():
+        program.load_rote_tape(path)
+    rng = random.Random(seed)
+    limit = Limit(depth=depth)
+    try:
+        for number in range(1, games + 1):
+            hits, seconds = 0, 0.0
+
+            def choose(board: Board) -> Move:
+                nonlocal hits, seconds
+                if len(board.move_stack) < opening_plies:
+                    return rng.choice(board.legal_moves)
+                if learner.pending >= PENDING_CAPACITY:
+                    seconds += learner.merge().cycles * CYCLE_SECONDS
+                result = searcher.search(board, limit)
+                info = result.info
+                hits += info.rote_hits
+                score = program_rote_score(info.score.value, program.centi_men_per_point)
+                saved = learner.save(board, score, min(info.depth, 255))
+                seconds += info.machine_time + saved.cycles * CYCLE_SECONDS
+                return result.best if result.best is not None else board.legal_moves[0]
+
+            def moved(board: Board, _move: Move, number: int = number) -> None:
+                if on_move:
+                    on_move(number, board.ply)
+
+            game = play_game(Board(), choose, max_plies=max_plies,
+                             at_cap=lambda _b: ("*", f"stopped after {max_plies} plies"), on_move=moved)
+            merged = learner.merge()
+            yield Game704(number, game, hits, merged, seconds + merged.cycles * CYCLE_SECONDS)
+    finally:
+        learner.write_reel(path)

@@ -144,3 +144,25 @@ def test_bad_use_is_named(tmp_path: Path) -> None:
         learner.save(Board(), 0, 1)
     with pytest.raises(Program704Error, match=r"nowhere.*no such folder to make the tape file in"):
         learner.write_reel(tmp_path / "nowhere" / "memory.tap")
+
+
+def test_the_command_learns_by_rote_on_the_704_and_keeps_its_reel(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``samuel learn rote play --backend 704``: the second run reads the first's reel and, replaying the
+    same opening, meets its positions at the leaves."""
+    from samuel.cli import main
+
+    reel = tmp_path / "memory.tap"
+    argv = ["learn", "rote", "play", "--db", str(reel), "--backend", "704", "--games", "1", "--depth", "2",
+            "--max-plies", "24", "--seed", "5", "--max-positions", "1000"]
+    assert main(argv) == 0
+    first = capsys.readouterr().out
+    stored = len(read_rote_tape(reel))
+    assert "0 hits" in first and f"{stored} positions on the reel" in first and stored > 10
+    assert main(argv) == 0
+    second = capsys.readouterr().out
+    hits = int(second.split(" hits;")[0].rsplit(" ", 1)[-1])
+    assert hits > 0 and "704 time" in second
+    assert len(read_rote_tape(reel)) >= stored
+    assert main([*argv[:4], str(tmp_path / "memory.db"), *argv[5:]]) != 0
+    assert "with --backend 704 the memory is a tape reel" in capsys.readouterr().err

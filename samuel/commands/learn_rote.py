@@ -67,6 +67,11 @@ def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type
     play.add_argument("--max-plies", type=positive_int, default=200, metavar="N",
                       help="adjourn a game after this many plies (default: %(default)s)")
     play.add_argument("--seed", type=int, default=None, help="random seed for the openings")
+    play.add_argument("--backend", default="modern", choices=("modern", "704"),
+                      help="modern: the C core searches and the host keeps the memory (--db, SQLite); "
+                           "704: the emulated 704 searches and learns by rote itself, its memory a tape "
+                           "reel (--db FILE.tap, read first if it exists, written back at the end; at most "
+                           "3,850 positions) (default: %(default)s)")
     play.add_argument("--quiet", action="store_true", help="no progress bar")
     play.set_defaults(func=run_play)
 
@@ -162,6 +167,8 @@ def run_play(args: argparse.Namespace) -> int:
     from samuel.progress import progress as make_progress
 
     check_output_file(args.db, "--db")  # a folder or a missing folder: named before any game
+    if args.backend == "704":
+        return _play_704(args)
     mode = Mode.SAMUEL if args.mode == "samuel" else Mode.PVS
     with RoteMemory(args.db, _policy(args)) as memory:
         before = len(memory)
@@ -188,6 +195,39 @@ def run_play(args: argparse.Namespace) -> int:
                 progress.console.print(f"game {g.number}: {g.result} in {g.plies} plies; {status}")
         print(f"{args.games} games: {len(memory) - before:+d} positions")
         print_stats(memory.stats(), args.db)
+    return 0
+
+
+def _play_704(args: argparse.Namespace) -> int:
+    """``play --backend 704``: the program plays, saves, merges and writes its reel itself."""
+    from engine.errors import OptionError
+    from engine.options import check_evaluator_704
+    from engine.program704 import read_rote_tape
+    from engine.rote_learning704 import held_policy, self_play_704
+
+    if args.mode != "samuel":
+        raise OptionError("--backend 704 searches by Samuel's ply rules only (--mode samuel)")
+    if not args.db.lower().endswith(".tap"):
+        raise OptionError(f"--db {args.db}: with --backend 704 the memory is a tape reel, a .tap file")
+    check_evaluator_704(args.evaluator)  # the program's own (default) or one of Samuel's polynomials
+    evaluator = None if args.evaluator.strip().lower() == "default" else by_name(args.evaluator)
+    policy = held_policy(_policy(args))
+    if policy.max_positions < args.max_positions:
+        print(f"--max-positions {args.max_positions:,}: the 704 program keeps {policy.max_positions:,} "
+              "(its working part is the memory)")
+    seconds = 0.0
+    total = 0
+    for g in self_play_704(args.db, args.games, depth=args.depth, evaluator=evaluator, policy=policy,
+                           opening_plies=args.opening_plies, max_plies=args.max_plies, seed=args.seed):
+        m = g.merge
+        seconds += g.seconds_704
+        total = m.total
+        if not args.quiet:
+            print(f"game {g.number}: {g.game.result} in {g.game.plies} plies; {m.total} stored, "
+                  f"+{m.added} new, {m.forgotten + m.culled} dropped, {g.rote_hits} hits; "
+                  f"704 time {g.seconds_704 / 60:.1f} min", flush=True)
+    print(f"{args.games} games on the 704: {total} positions on the reel {args.db} "
+          f"({len(read_rote_tape(args.db))} read back); 704 time {seconds / 3600:.2f} h")
     return 0
 
 
