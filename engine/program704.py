@@ -790,7 +790,9 @@ CORRELATION_ONE = 1 << 34
 """A correlation of 1 in the program's words (YCOR): C in units of 2**-34, signed."""
 LEARN_SYMBOLS = ("EYCORR", "EYNZC", "EYTALY", "EYCOEF", "YTRM", "YCOR", "YUSE", "YTAL", "YNZ", "YVAL",
                  "YCOF", "YRES", "YNRES", "YDEL", "YINI", "YWL", "YALL", "YBYMV", "YLIM", "YINTV", "YTRST",
-                 "YANY", "YCORS", "YMOVS", "YMSNT", "YOUT", "YIN", "YOUTU")
+                 "YANY", "YCORS", "YMOVS", "YMSNT", "YOUT", "YIN", "YOUTU", "EYDEC", "EYREF", "YRSC", "YBKU",
+                 "YRCH", "YFLAT", "YDID", "YDELO", "YINIO", "YMIN", "YSUM", "YGRES", "YGSA", "YWSA", "YBMK",
+                 "YADR", "YADOP", "YPEN", "BTRM", "BCOF")
 LEARN_ACTIVE = 16
 """Active terms the program's tables hold (slot 17-k is the host's active term k)."""
 LEARN_RESERVE = 40
@@ -824,6 +826,34 @@ class TermState704(NamedTuple):
     nonzero: int
 
 
+ADOPTION_RULES = ("majority", "win", "never")
+"""YADR's values, in order: Beta's adoption rules (``generalize_state.ADOPTIONS``)."""
+
+
+class Decision704(NamedTuple):
+    """What the program decided at an Alpha move (YDEC)."""
+
+    corrected: bool
+    delta: int
+    initial: int
+    """The retained score, zeroed below the minimum."""
+    coefficient_sum: int
+    """The sum of the active coefficients' magnitudes: the minimum delta is this over 16 * 2**13."""
+    weight: int
+    """1, 2 or 4 when corrected, else 0."""
+
+
+class Referee704Result(NamedTuple):
+    """What the program's referee did after a game (YREF), and its counters after it."""
+
+    adopted: bool
+    penalized: int | None
+    """The term number whose correlation was zeroed, or None."""
+    black_marks: int
+    games_since_adoption: int
+    wins_since_adoption: int
+
+
 class Learner704:
     """Alpha's bookkeeping run by the 704 program (the tables and entries of "learning by
     generalization" in checkers.sap): corrections of the correlations, the count of nonzero moves,
@@ -841,7 +871,7 @@ class Learner704:
         self._a = a
         ret = a("RETURN")
         self._calls = {name: (HostCall(program.machine, [], [], ret), a(name))
-                       for name in ("EYCORR", "EYNZC", "EYTALY", "EYCOEF")}
+                       for name in ("EYCORR", "EYNZC", "EYTALY", "EYCOEF", "EYDEC", "EYREF")}
 
     # ---- the tables ----
 
@@ -938,3 +968,45 @@ class Learner704:
         run = self._run("EYCOEF", "the coefficients")
         mem, a = self.program.machine.mem, self._a
         return [_signed(mem[a("YCOF") - (LEARN_ACTIVE - k)]) for k in range(LEARN_ACTIVE)], run
+
+    def decide(self, backed_up: int, retained_score: int, values: Sequence[int], *, ratio_changed: bool,
+               flat: bool = False) -> tuple[Decision704, Run704]:
+        """The decision to correct at an Alpha move with a retained position (YDEC): the minimum
+        delta from the coefficients, the retained score zeroed below it, delta, and, when delta
+        reaches the minimum, a correction of weight 4 (an almost sure outcome), 2 (the piece ratio
+        changed along the line: ``ratio_changed``, the host's look) or 1 (always 1 when ``flat``)."""
+        mem, a = self.program.machine.mem, self._a
+        self._values(values)
+        mem[a("YBKU")] = _word(int(backed_up))
+        mem[a("YRSC")] = _word(int(retained_score))
+        mem[a("YRCH")] = 1 if ratio_changed else 0
+        mem[a("YFLAT")] = 1 if flat else 0
+        run = self._run("EYDEC", "the decision to correct")
+        did = bool(mem[a("YDID")])
+        return Decision704(did, _signed(mem[a("YDELO")]), _signed(mem[a("YINIO")]), mem[a("YSUM")],
+                           1 << mem[a("YWL")] if did else 0), run
+
+    def referee(self, result: int, black_marks: int, games_since_adoption: int, wins_since_adoption: int,
+                adoption: str) -> tuple[Referee704Result, Run704]:
+        """The referee after a game (YREF), Alpha's ``result`` +1, 0 or -1, with the counters as they
+        stood: black marks (the third zeroes the leading term's correlation in the tables), and
+        Beta's adoption of Alpha's polynomial into BTRM BCOF by the rule ``adoption``."""
+        if adoption not in ADOPTION_RULES:
+            raise Program704Error(f"adoption rule {adoption!r}: the program knows "
+                                  f"{', '.join(ADOPTION_RULES)}")
+        mem, a = self.program.machine.mem, self._a
+        mem[a("YGRES")] = _word((result > 0) - (result < 0))
+        mem[a("YBMK")] = black_marks
+        mem[a("YGSA")], mem[a("YWSA")] = games_since_adoption, wins_since_adoption
+        mem[a("YADR")] = ADOPTION_RULES.index(adoption)
+        run = self._run("EYREF", "the referee")
+        penalized = mem[a("YPEN")] or None  # a term number: PADV (0) is never an active term
+        return Referee704Result(bool(mem[a("YADOP")]), penalized, mem[a("YBMK")], mem[a("YGSA")],
+                                mem[a("YWSA")]), run
+
+    def beta(self) -> list[tuple[int, int]]:
+        """Beta's polynomial as the program last gave it Alpha's: (term number, coefficient), in the
+        host's active order."""
+        mem, a = self.program.machine.mem, self._a
+        return [(mem[a("BTRM") - (LEARN_ACTIVE - k)], _signed(mem[a("BCOF") - (LEARN_ACTIVE - k)]))
+                for k in range(LEARN_ACTIVE)]

@@ -22,6 +22,13 @@
   default rules) records every call Alpha's polynomial gets; each is replayed
   by the 704 program (Learner704) and timed: a correction, the nonzero count,
   the low-term tally with term replacement, the coefficients.
+* Rote learning on the 704 (issue 35): saving a searched position (its standard
+  form onto the pending list), a merge of a game's positions into a working part
+  by Samuel's ageing rules (with and without a cull), and writing the memory to
+  its tape reel.
+* The program's size beside Appendix A's (basic play 1,100 instructions, rote
+  learning 1,500, learning by generalization 650): the instructions (not the
+  data words, tables or blocks) of each part of checkers.sap.
 * Wall speed on the C emulator: perft of the start position walked inside the
   704 program, nodes per second of host time and 704 time per node.
 """
@@ -54,6 +61,12 @@ SAMUEL_MS = {"find all moves": 2.6, "make a move": 1.5, "evaluate, 4 terms": 2.4
 SAMUEL_16_TERMS_MS = 7.5
 SAMUEL_ROTE_MS = 2.3
 """Appendix A: "evaluation with 16 terms" (his polynomial: 16 of the 38 terms, and piece advantage)."""
+SAMUEL_SIZES = {"basic play": 1100, "rote learning": 1500, "learning by generalization": 650}
+"""Appendix A's sizes in instructions (and "statistics 700", which has no counterpart here)."""
+SECTIONS = (("basic play", None), ("rote learning", "---- THE ROTE MEMORY (ISSUE 35)"),
+            ("learning by generalization", "---- LEARNING BY GENERALIZATION"))
+"""The parts of checkers.sap, each from the REM card that begins it (basic play from the top)."""
+DATA_OPS = frozenset({"REM", "ORG", "EQU", "SYN", "BSS", "BES", "DEC", "OCT", "PZE", "MZE", "BCI", "END"})
 
 
 def positions_from_play(n: int, seed: int) -> list[Board]:
@@ -205,6 +218,60 @@ def learning(games: int, depth: int) -> None:
           f"{total / max(moves, 1) * CYCLE_SECONDS * 1000:.2f} ms an Alpha move")
 
 
+def rote_learning(boards: list[Board]) -> None:
+    """Saving, merging and writing the memory on the 704 (engine.rote_learning704)."""
+    import tempfile
+
+    from engine.learners.rote_store import AgePolicy
+    from engine.rote_learning704 import MAX_POSITIONS, RoteLearning704
+
+    program = Program704()
+    learner = RoteLearning704(program, AgePolicy(max_age=126, max_positions=MAX_POSITIONS))
+    saves: list[int] = []
+    merges: list[tuple[int, int, int]] = []  # (cycles, positions before, positions merged)
+    rng = random.Random(35)
+    for start in range(0, len(boards), 60):  # a game's worth of positions a merge
+        batch = boards[start:start + 60]
+        for board in batch:
+            saves.append(learner.save(board, rng.randint(-300, 300), rng.randint(2, 8)).cycles)
+        before = len(learner.entries())
+        merged = learner.merge()
+        merges.append((merged.cycles, before, len(batch)))
+    with tempfile.TemporaryDirectory() as tmp:
+        write = learner.write_reel(Path(tmp) / "memory.tap")
+    plain = [c for c, before, _ in merges if before + 60 <= MAX_POSITIONS]
+    culls = [c for c, before, _ in merges if before + 60 > MAX_POSITIONS]
+    print(f"rote learning on the 704: {len(saves):,} positions saved, merged 60 at a time "
+          f"into a memory of up to {MAX_POSITIONS:,}")
+    print(f"  a save (standard form onto the pending list): {statistics.fmean(saves):,.0f} cycles = "
+          f"{statistics.fmean(saves) * CYCLE_SECONDS * 1000:.2f} ms")
+    if plain:
+        print(f"  a merge of 60 (ageing every position): mean {statistics.fmean(plain):,.0f} cycles = "
+              f"{statistics.fmean(plain) * CYCLE_SECONDS:.2f} s over {len(plain)} merges; the last, into "
+              f"{merges[len(plain) - 1][1]:,} positions, {plain[-1] * CYCLE_SECONDS:.2f} s")
+    if culls:
+        print(f"  a merge that culls (one scan a culled position): mean {statistics.fmean(culls):,.0f} "
+              f"cycles = {statistics.fmean(culls) * CYCLE_SECONDS:.1f} s over {len(culls)} merges")
+    print(f"  writing the memory to tape ({write.value:,} positions, {4 * write.value:,} words): "
+          f"{write.cycles * CYCLE_SECONDS:.1f} s")
+
+
+def program_sizes() -> None:
+    """Instructions in each part of checkers.sap beside Appendix A's sizes."""
+    source = Path(__file__).resolve().parent.parent / "emu704" / "programs" / "checkers.sap"
+    lines = source.read_text().splitlines()
+    starts = [0] + [next(i for i, line in enumerate(lines) if marker in line) for _, marker in SECTIONS[1:]]
+    ends = [*starts[1:], len(lines)]
+    print(f"the program's size (instructions, not data words or tables; {source.name}):")
+    print(f"{'part':28} {'Samuel 1959':>12} {'ours':>6} {'data words':>11}")
+    for (name, _), a, b in zip(SECTIONS, starts, ends, strict=True):
+        ops = [line[7:].split()[0] for line in lines[a:b]
+               if len(line) > 7 and not line.startswith("*") and line[7:].split()]
+        code = sum(op not in DATA_OPS for op in ops)
+        data = sum(op in ("DEC", "OCT", "PZE", "MZE") for op in ops)
+        print(f"{name:28} {SAMUEL_SIZES[name]:12,} {code:6,} {data:11,}")
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--positions", type=int, default=2000)
@@ -237,6 +304,8 @@ def main() -> int:
     polynomials(program, boards, args.search_depth_samuel)
     rote(program, boards)
     learning(args.learn_games, args.search_depth_samuel)
+    rote_learning(positions_from_play(6000, 704))
+    program_sizes()
 
     board = Board()
     t0 = time.perf_counter()

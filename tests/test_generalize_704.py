@@ -89,3 +89,68 @@ def test_the_command_prints_the_704_time(tmp_path: Path, capsys: pytest.CaptureF
     line = next(x for x in text.splitlines() if x.startswith("704 time"))
     assert float(line.split()[2].replace(",", "")) > 0 and "learner calls" in line
     assert (out / "state.json").exists()
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_penalties_and_adoptions_are_the_programs_and_the_hosts_alike(seed: int) -> None:
+    """The referee in 704 code (EYREF): over 12 short games seed 0 gives Alpha a third black mark (its
+    leading term zeroed) and seed 1 Beta an adoption; every game, the moves, coefficients, penalty,
+    adoption, Beta and the referee's counters are the host's."""
+    cfg = SelfPlayConfig(depth=1, seed=seed, game_plies=30)
+    host, on704 = SelfPlay.start(cfg), SelfPlay.start(cfg)
+    on704.use_704(Machine704())
+    for _ in range(12):
+        a, b = host.play_learning_game(), on704.play_learning_game()
+        assert (a.moves, a.coefficients, a.adopted, a.penalized) == \
+            (b.moves, b.coefficients, b.adopted, b.penalized)
+        assert host.beta == on704.beta and host.referee.to_dict() == on704.referee.to_dict()
+    penalties = [g.penalized is not None for g in host.history]
+    events = penalties if seed == 0 else [g.adopted for g in host.history]
+    assert any(events)
+
+
+def test_the_decision_and_the_referee_in_704_code_match_the_hosts_call_by_call() -> None:
+    """YDEC against ``PolynomialState.decide`` and YREF against ``Referee.record`` on seeded inputs:
+    scores at and around the minimum delta, sure outcomes, ratio changes; results in every order."""
+    import random
+
+    from engine.learners.generalize_state import PolynomialState, Referee
+    from engine.program704 import Learner704, Program704
+
+    rng = random.Random(35)
+    cfg = SelfPlayConfig(depth=2, seed=3, game_plies=20)
+    run = SelfPlay.start(cfg)
+    run.play_learning_game()  # correlations that are not all equal
+    learner = Learner704(Program704())
+    names = [t.name for t in run.alpha.active]
+    weights: list[int] = []
+    for _ in range(300):
+        host = PolynomialState.from_dict(run.alpha.to_dict())
+        host.rules = run.alpha.rules
+        minimum = host.minimum_delta() / (1 << samuel_terms.SHIFT)
+        near = round(minimum)
+        retained = rng.choice([0, near, near - 1, rng.randint(-400, 400)]) * rng.choice([1, -1])
+        backed_up = retained + rng.choice([0, 1, near, near - 1, 299, 300, rng.randint(-900, 900)])
+        if rng.random() < 0.05:
+            backed_up = rng.choice([29001, -29500, 29000])
+        values = {n: rng.choice([0, 0, 1, -1, rng.randint(-6, 6)]) for n in names}
+        changed = rng.random() < 0.3
+        want = host.decide(backed_up, retained, values, lambda changed=changed: changed)
+        on = PolynomialState704.on(PolynomialState.from_dict(run.alpha.to_dict()), learner)
+        on.rules = run.alpha.rules
+        got = on.decide(backed_up, retained, values, lambda changed=changed: changed)
+        assert (got.initial, got.delta, got.minimum, got.correction) == \
+            (want.initial, want.delta, want.minimum, want.correction)
+        assert [(t.name, t.uses) for t in on.active] == [(t.name, t.uses) for t in host.active]
+        weights.append(want.correction.weight if want.correction is not None else 0)
+    assert {0, 1, 2, 4} <= set(weights)  # no correction, and corrections of every weight
+    for adoption in ("majority", "win", "never"):
+        referee = Referee(adoption=adoption)
+        marks = games = wins = 0
+        for result in [rng.choice([1, 0, -1]) for _ in range(60)]:
+            adopt, penalize = referee.record(result)
+            got, _ = learner.referee(result, marks, games, wins, adoption)
+            assert (got.adopted, got.penalized is not None) == (adopt, penalize)
+            assert (got.black_marks, got.games_since_adoption, got.wins_since_adoption) == \
+                (referee.black_marks, referee.games_since_adoption, referee.wins_since_adoption)
+            marks, games, wins = got.black_marks, got.games_since_adoption, got.wins_since_adoption

@@ -37,9 +37,7 @@ from engine.learners.generalize_state import (
     PolynomialState,
     Referee,
     TermRecord,
-    correction_weight,
     sign,
-    zeroed,
 )
 from engine.limits import Limit
 from engine.move import Move
@@ -52,9 +50,6 @@ STATE_VERSION = 1
 GAME_PLIES = 70
 """"In all cases the games were terminated, if not finished, in 70 moves" (a game averaged 68 moves,
 34 to a side, so a move is a ply)."""
-SURE_MEN = 3.0
-"""A delta of this many men (two kings at 3 : 2) counts as "an almost sure win or lose" (the search's
-own cut-off for "ahead by more than two kings"); so does a backed-up win or loss."""
 LEARNABLE_TERMS: tuple[str, ...] = samuel_terms.TERM_NAMES[1:]
 """The 38 terms Alpha chooses among; PADV is "computed separately and, of course, is not altered"."""
 OPENINGS: tuple[str, ...] = ("9-13", "9-14", "10-14", "10-15", "11-15", "11-16", "12-16")
@@ -269,15 +264,12 @@ class Alpha:
         kept = self._retained
         if kept is not None:
             span = self._moves_in_game - kept.move
-            initial = round(zeroed(self._score(kept), minimum))
-            delta = backed_up - initial
-            if delta != 0 and abs(delta) >= minimum:
-                changed = ratio_changed(kept.material, pv_material(board, pv, self.color))
-                sure = (abs(backed_up) > core.WIN_BOUND
-                        or abs(delta) >= 100 * SURE_MEN * self.poly.rules.padv_scale)
-                flat = self.poly.rules.correction_weights == "flat"
-                weight = 1 if flat else correction_weight(changed, sure)
-                correction = self.poly.correct(delta, initial, kept.values, weight)
+            decision = self.poly.decide(
+                backed_up, self._score(kept), kept.values,
+                lambda: ratio_changed(kept.material, pv_material(board, pv, self.color)))
+            initial, delta, minimum, correction = (decision.initial, decision.delta, decision.minimum,
+                                                   decision.correction)
+            if correction is not None:
                 self._retained = None
         replaced = self.poly.tally_move()
         rules = self.poly.rules
@@ -494,6 +486,7 @@ class SelfPlay:
         ``searcher(evaluator, hash_mb)`` searches, its ``polynomial(state)`` keeps Alpha's state."""
         self.machine = machine
         self.alpha = machine.polynomial(self.alpha)
+        self.referee = machine.referee(self.referee, self.alpha)
 
     @classmethod
     def start(cls, config: SelfPlayConfig,
@@ -634,8 +627,8 @@ class SelfPlay:
         result = 0 if game.winner is None else (1 if game.winner == alpha_color else -1)
         adopt, penalize = self.referee.record(result)
         penalized = alpha.penalize() if penalize else None
-        if adopt:
-            self.beta = alpha.coefficients()
+        if adopt:  # on the 704 the program's referee copied Alpha's polynomial into Beta's tables
+            self.beta = self.machine.beta() if self.machine is not None else alpha.coefficients()
         record = LearningGame(
             game=number, alpha_color="black" if alpha_color == BLACK else "white", opening=opening,
             result=result, termination=game.termination, detail=game.detail, plies=board.ply,

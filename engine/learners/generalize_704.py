@@ -17,16 +17,31 @@ position and runs the rudimentary initial search; those are not counted.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine import samuel_terms
 from engine.board import Board
 from engine.evaluators import Evaluator
-from engine.learners.generalize_state import Correction, Discard, PolynomialState, TermRecord
+from engine.learners.generalize_state import (
+    Correction,
+    Decision,
+    Discard,
+    PolynomialState,
+    Referee,
+    TermRecord,
+)
 from engine.limits import Limit
-from engine.program704 import CORRELATION_ONE, CYCLE_SECONDS, Learner704, Program704, Program704Error, Run704
+from engine.program704 import (
+    CORRELATION_ONE,
+    CYCLE_SECONDS,
+    LEARN_ACTIVE,
+    Learner704,
+    Program704,
+    Program704Error,
+    Run704,
+)
 from engine.search import SearchInfo, SearchResult
 
 NUMBER = {n: i for i, n in enumerate(samuel_terms.TERM_NAMES)}
@@ -40,6 +55,8 @@ class PolynomialState704(PolynomialState):
     cycles: int = field(default=0, compare=False)
     """704 cycles of the learner's calls so far."""
     calls: int = field(default=0, compare=False)
+    zeroed_by_704: str | None = field(default=None, compare=False, repr=False)
+    """The term the program's referee zeroed, until ``zero_leading`` reads it back."""
     _coefs: tuple[tuple[tuple[str, float], ...], dict[str, int]] | None = field(
         default=None, compare=False, repr=False)
 
@@ -48,6 +65,9 @@ class PolynomialState704(PolynomialState):
         if poly.rules.exponent_rule != "round":
             raise Program704Error("the 704 program computes coefficients by the round rule only "
                                   f"(not {poly.rules.exponent_rule!r})")
+        if poly.rules.min_delta_scale != 1 or poly.rules.padv_scale != 1:
+            raise Program704Error("the 704 program's minimum delta is the average coefficient and its sure "
+                                  "outcome three men: --min-delta-scale and --padv-scale stay 1 with it")
         out = cls(active=[TermRecord(t.name, t.correlation, t.uses, t.tally, t.nonzero) for t in poly.active],
                   reserve=list(poly.reserve), moves=poly.moves,
                   moves_since_new_term=poly.moves_since_new_term, corrections=poly.corrections,
@@ -101,6 +121,34 @@ class PolynomialState704(PolynomialState):
         chosen = tuple(t.name for t, b in zip(self.active, before, strict=True) if t.uses != b)
         return Correction(chosen, weight)
 
+    def decide(self, backed_up: int, retained_score: int, term_values: Mapping[str, int],
+               ratio_changed: Callable[[], bool]) -> Decision:
+        """EYDEC: the minimum delta from the program's coefficients, the zeroing, delta and, when it
+        reaches the minimum, the correction with its weight, all in the program; the host gives the
+        backed-up score, the retained position's score and term values and whether the piece ratio
+        changed along the line."""
+        self._write()
+        before = [t.uses for t in self.active]
+        d, run = self._learner().decide(backed_up, retained_score, self._values(term_values),
+                                        ratio_changed=ratio_changed(),
+                                        flat=self.rules.correction_weights == "flat")
+        self._count(run)
+        self._read()
+        minimum = d.coefficient_sum / (LEARN_ACTIVE << samuel_terms.SHIFT)  # exact: powers of two
+        if not d.corrected:
+            return Decision(d.initial, d.delta, minimum, None)
+        chosen = tuple(t.name for t, b in zip(self.active, before, strict=True) if t.uses != b)
+        return Decision(d.initial, d.delta, minimum, Correction(chosen, d.weight))
+
+    def zero_leading(self) -> str:
+        """The black-mark penalty: the program's referee (EYREF) zeroed the leading term's correlation
+        in its tables already; the host's copy is read back."""
+        if self.zeroed_by_704 is None:
+            raise Program704Error("the 704 program's referee gave no penalty to read")
+        name, self.zeroed_by_704 = self.zeroed_by_704, None
+        self._read()
+        return name
+
     def count_nonzero(self, term_values: Mapping[str, int]) -> None:
         self._write()
         self._count(self._learner().count_nonzero(self._values(term_values)))
@@ -132,6 +180,31 @@ class PolynomialState704(PolynomialState):
     @property
     def seconds_704(self) -> float:
         return self.cycles * CYCLE_SECONDS
+
+
+@dataclass
+class Referee704(Referee):
+    """The referee whose decisions the 704 program makes (EYREF): black marks, the penalty (the
+    program zeroes the leading term's correlation in its tables) and Beta's adoption (the program
+    copies Alpha's terms and coefficients into Beta's tables, which ``Machine704.beta`` reads).  The
+    counters are the host's between games, written in before the call and read back after it."""
+
+    alpha: PolynomialState704 | None = field(default=None, compare=False, repr=False)
+
+    def record(self, alpha_result: int) -> tuple[bool, bool]:
+        poly = self.alpha
+        if poly is None or poly.learner is None:
+            raise Program704Error("no 704 learner attached to the referee")
+        poly._write()  # the tables as Alpha's state stands: the penalty and adoption act on them
+        got, run = poly.learner.referee(alpha_result, self.black_marks, self.games_since_adoption,
+                                        self.wins_since_adoption, self.adoption)
+        poly._count(run)
+        self.black_marks = got.black_marks
+        self.games_since_adoption = got.games_since_adoption
+        self.wins_since_adoption = got.wins_since_adoption
+        if got.penalized is not None:
+            poly.zeroed_by_704 = samuel_terms.TERM_NAMES[got.penalized]
+        return got.adopted, got.penalized is not None
 
 
 class _Counted:
@@ -177,6 +250,15 @@ class Machine704:
         out = PolynomialState704.on(poly, self.learner)
         self._polys.append(out)
         return out
+
+    def referee(self, referee: Referee, alpha: PolynomialState704) -> Referee704:
+        """``referee``'s counters and rule with the decisions made by the program."""
+        return Referee704(referee.black_marks, referee.games_since_adoption, referee.wins_since_adoption,
+                          referee.adoption, alpha=alpha)
+
+    def beta(self) -> dict[str, int]:
+        """Beta's polynomial as the program's referee last gave it Alpha's."""
+        return {samuel_terms.TERM_NAMES[t]: c for t, c in self.learner.beta()}
 
     @property
     def learner_cycles(self) -> int:

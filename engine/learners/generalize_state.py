@@ -17,7 +17,7 @@ are the same numbers, and ``TermRecord.sign``/``abs`` give his columns back.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -302,6 +302,26 @@ class Correction:
     weight: int
 
 
+@dataclass(frozen=True)
+class Decision:
+    """What Alpha made of one move with a retained position: the retained score after zeroing, delta,
+    the minimum delta (centi-men) and the correction, if delta reached the minimum."""
+
+    initial: int
+    delta: int
+    minimum: float
+    correction: Correction | None
+
+
+SURE_MEN = 3.0
+"""A delta of this many men (two kings at 3 : 2) counts as "an almost sure win or lose" (the search's
+own cut-off for "ahead by more than two kings"); so does a backed-up win or loss."""
+WIN_BOUND = 29000
+"""Backed-up scores beyond this are wins or losses (``engine.core.WIN_BOUND``)."""
+SCORE_SHIFT = 13
+"""A coefficient unit is 2**-13 of a hundredth of a man (``engine.samuel_terms.SHIFT``)."""
+
+
 @dataclass
 class PolynomialState:
     """Alpha's scoring polynomial: its 16 active terms with their records and the reserve list."""
@@ -423,6 +443,26 @@ class PolynomialState:
             for t in self.active:
                 t.tally = 0
         return out.name, incoming
+
+    def decide(self, backed_up: int, retained_score: int, term_values: Mapping[str, int],
+               ratio_changed: Callable[[], bool]) -> Decision:
+        """At an Alpha move with a retained position: zero the retained score below the minimum delta,
+        take delta, and when it is not 0 and reaches the minimum, correct.
+
+        "This minimum is recomputed each time ... This same minimum value is used to set limits for
+        the initial board evaluation score to decide whether or not it will be assumed to be zero."
+        The weight: 4 for an almost sure outcome (a backed-up win or loss, or a delta of SURE_MEN),
+        2 when ``ratio_changed()`` (the piece ratio changed along the line), else 1.
+        """
+        minimum = self.minimum_delta() / (1 << SCORE_SHIFT)
+        initial = round(zeroed(retained_score, minimum))
+        delta = backed_up - initial
+        if delta == 0 or abs(delta) < minimum:
+            return Decision(initial, delta, minimum, None)
+        sure = abs(backed_up) > WIN_BOUND or abs(delta) >= 100 * SURE_MEN * self.rules.padv_scale
+        flat = self.rules.correction_weights == "flat"
+        weight = 1 if flat else correction_weight(ratio_changed(), sure)
+        return Decision(initial, delta, minimum, self.correct(delta, initial, term_values, weight))
 
     def zero_leading(self) -> str:
         """The black-mark penalty: "reducing the coefficient of the leading term to zero".
