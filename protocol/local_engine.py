@@ -22,10 +22,11 @@ from engine.board import Board
 from engine.errors import OptionError, SamuelError
 from engine.learners.generalize_host import AlphaStore, HostedAlpha
 from engine.learners.rote import RoteMemory, shared_memory
+from engine.learners.rote_file import is_reel, shared_reel
 from engine.limits import Limit
 from engine.options import OptionValue, OptionValues
 from engine.runner import SearchRun
-from engine.search import EngineSearcher, Searcher, SearchInfo, SearchResult
+from engine.search import EngineSearcher, RoteSource, Searcher, SearchInfo, SearchResult
 from engine.searchers import apply_options, build_searcher
 from protocol.memory_budget import HashBudget
 from protocol.search_priority import DEFAULT_PRIORITY, thread_nice
@@ -198,9 +199,14 @@ class LocalEngine:
         self._clear_pending = False
         self._closed = False
         self._run: SearchRun | None = None
+        reel = bool(defaults.rote) and is_reel(defaults.rote)
         self.rote: RoteMemory | None = (
-            shared_memory(defaults.rote, merge_every=defaults.rote_merge_every) if defaults.rote else None
+            shared_memory(defaults.rote, merge_every=defaults.rote_merge_every)
+            if defaults.rote and not reel else None
         )
+        """The memory the session learns into (an SQLite store)."""
+        self.rote_reel: RoteSource | None = shared_reel(defaults.rote) if reel else None
+        """A 704 reel the searches read and nobody writes (``--rote FILE.tap``)."""
         self.alpha: HostedAlpha | None = (
             HostedAlpha(AlphaStore(defaults.alpha_dir, defaults.alpha)) if defaults.alpha else None
         )
@@ -257,7 +263,7 @@ class LocalEngine:
                 self._refused()
                 raise
         try:
-            searcher = build_searcher(o, rote=self.rote)
+            searcher = build_searcher(o, rote=self.rote or self.rote_reel)
         except MemoryError:
             self._release()
             kept = self._refused()

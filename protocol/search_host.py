@@ -30,6 +30,7 @@ from typing import Any, BinaryIO
 from engine import egdb, evaluators
 from engine.errors import SamuelError
 from engine.learners.rote import shared_memory
+from engine.learners.rote_file import is_reel, shared_reel
 from protocol import host_wire, search_priority
 from protocol.local_engine import WORKERS, LocalEngine, SessionDefaults, warm_up_704
 
@@ -195,7 +196,9 @@ def main(argv: list[str]) -> int:
     for ev in first[2]:  # the operator's own evaluators, known by name in the server
         evaluators.register(ev)
     # Loaded now, so the first game does not wait: the rote memory and the endgame database.
-    if defaults.rote:
+    if defaults.rote and is_reel(defaults.rote):
+        shared_reel(defaults.rote)
+    elif defaults.rote:
         shared_memory(defaults.rote, merge_every=defaults.rote_merge_every)
     options = defaults.options
     if options.backend != "704":

@@ -65,7 +65,9 @@ def add_session_arguments(p: argparse.ArgumentParser, *, line: bool = True) -> N
     p.add_argument("--rote", metavar="FILE", default="",
                    help="Samuel's rote learning: every game adds its positions to this SQLite memory, "
                         "and every search looks its leaves up in it; backend 704 reads the youngest "
-                        "4,000 into the program from a tape reel, again after each merge (default: off)")
+                        "4,000 into the program from a tape reel, again after each merge; a .tap (a reel "
+                        "the 704 program wrote, samuel learn rote play --backend 704) is read by every "
+                        "search, either backend, and never written (default: off)")
     p.add_argument("--rote-merge-every", type=positive_int, default=20, metavar="N",
                    help="merge the rote memory once N searched positions wait, and at each game's end "
                         "(default: %(default)s, Samuel's 'about once every 20 moves')")
@@ -137,8 +139,17 @@ def check_704(alpha: str, deck: str) -> None:
 
 def check_rote_store(path: str) -> None:
     """Open the ``--rote`` store once (making it if new), so that a folder, a missing folder or a
-    file that is no store is named now, not by every search process as it starts."""
+    file that is no store is named now, not by every search process as it starts.  A ``.tap`` is a
+    704 reel, read only: it must exist and be one."""
+    from engine.learners.rote_file import is_reel, open_rote
     from engine.learners.rote_store import RoteStore, RoteStoreError
+
+    if is_reel(path):
+        try:
+            open_rote(path)
+        except SamuelError as exc:
+            raise OptionError(f"--rote: {exc}") from None
+        return
 
     check_output_file(path, "--rote")
     try:

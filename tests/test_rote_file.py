@@ -119,3 +119,48 @@ def test_analyse_takes_a_rote_memory(store: Path, capsys: pytest.CaptureFixture[
     assert main(["analyse", "--depth", "2", "--rote", str(tmp_path / "gone.db")]) != 0
     assert "gone.db: no such rote memory" in capsys.readouterr().err
 
+
+
+def test_a_server_reads_a_reel_as_its_memory_and_never_writes_it(store: Path, tmp_path: Path) -> None:
+    """``samuel serve|cb --rote FILE.tap``: every search reads the reel, either backend; nothing is
+    saved to it (a reel is the 704 program's to write); a reel that is missing or is none is named."""
+    from test_backend704_rote import _Cb
+
+    from engine.backend704 import memory_entries
+    from engine.errors import OptionError
+    from engine.options import OptionValues
+    from protocol import cb_grammar as g
+    from protocol.session_engine import SessionDefaults
+    from samuel.session_args import check_rote_store
+
+    source = open_rote(store)
+    reel = tmp_path / "memory.tap"
+    write_rote_tape(reel, memory_entries(source))
+    close_rote(source)
+    before = reel.read_bytes()
+    check_rote_store(str(reel))
+    want = Searcher(rote=open_rote(reel))
+    want.mode = Mode.SAMUEL
+    from engine.evaluators import by_name
+
+    want.set_evaluator(by_name("samuel-1959"))
+    expected = want.search(Board(), Limit(depth=2))
+    assert expected.info.rote_hits > 0
+
+    async def main() -> None:
+        c = _Cb(SessionDefaults(options=OptionValues(hash=1, evaluator="samuel-1959", mode="samuel"),
+                                rote=str(reel)))
+        try:
+            for _ in range(2):  # the second search too: nothing learned in between
+                m, _status = await c.move(f"getmove fen={Board().fen()} depth=2")
+                assert m.move == g.move_text(expected.best)
+        finally:
+            await c.close()
+
+    asyncio.run(main())
+    assert reel.read_bytes() == before
+    with pytest.raises(OptionError, match=r"--rote: .*gone\.tap: no such rote memory"):
+        check_rote_store(str(tmp_path / "gone.tap"))
+    (tmp_path / "bad.tap").write_text("no reel\n")
+    with pytest.raises(OptionError, match=r"--rote: .*bad\.tap: not a rote memory reel"):
+        check_rote_store(str(tmp_path / "bad.tap"))

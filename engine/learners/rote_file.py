@@ -10,6 +10,7 @@ what the games taught it.  The file is either an SQLite store (``rote_store``, w
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 from engine.errors import SamuelError
@@ -49,3 +50,23 @@ def close_rote(source: RoteSource | None) -> None:
     close = getattr(source, "close", None)
     if close is not None:
         close()
+
+
+_REELS: dict[Path, RoteSource] = {}
+_REELS_LOCK = threading.Lock()
+
+
+def is_reel(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` names a 704 reel (a ``.tap``), which searches read and nobody writes, rather
+    than a store the sessions learn into."""
+    return Path(path).suffix.lower() == ".tap"
+
+
+def shared_reel(path: str | os.PathLike[str]) -> RoteSource:
+    """One reel per file per process, for sessions that share it (the server's ``--rote FILE.tap``)."""
+    key = Path(path).resolve()
+    with _REELS_LOCK:
+        reel = _REELS.get(key)
+        if reel is None:
+            reel = _REELS[key] = open_rote(key)
+        return reel
