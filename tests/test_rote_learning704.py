@@ -166,3 +166,24 @@ def test_the_command_learns_by_rote_on_the_704_and_keeps_its_reel(
     assert len(read_rote_tape(reel)) >= stored
     assert main([*argv[:4], str(tmp_path / "memory.db"), *argv[5:]]) != 0
     assert "with --backend 704 the memory is a tape reel" in capsys.readouterr().err
+
+
+def test_a_cull_among_equals_drops_the_least_keys_as_the_host_does(tmp_path: Path) -> None:
+    """Positions of one ply and one age, more than the memory keeps: the cull takes the least keys
+    first on both machines (the host's order: ply, oldest, then key)."""
+    rng = random.Random(11)
+    policy = AgePolicy(initial_age=2, max_age=20, max_positions=50, cull_to=0.9)
+    learner = RoteLearning704(Program704(), policy)
+    store = RoteStore(tmp_path / "host.db")
+    for round_ in range(3):
+        observations = []
+        board = Board()
+        while len(observations) < 70:
+            board = play_randomly(rng, board, 1) if board.legal_moves else Board()
+            ply = 3 if round_ < 2 else rng.choice([2, 3, 4])
+            learner.save(board, 10, ply)
+            observations.append(Observation(core.rote_key(board.raw), 10, ply))
+        got, want = learner.merge(), store.merge(observations, [], policy)
+        assert (got.culled, got.total) == (want.culled, want.total) and got.culled > 0
+        assert _program_memory(learner) == _host_memory(store)
+    store.close()
