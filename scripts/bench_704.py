@@ -250,8 +250,9 @@ def rote_learning(boards: list[Board]) -> None:
               f"{statistics.fmean(plain) * CYCLE_SECONDS:.2f} s over {len(plain)} merges; the last, into "
               f"{merges[len(plain) - 1][1]:,} positions, {plain[-1] * CYCLE_SECONDS:.2f} s")
     if culls:
-        print(f"  a merge that culls (one scan a culled position): mean {statistics.fmean(culls):,.0f} "
-              f"cycles = {statistics.fmean(culls) * CYCLE_SECONDS:.1f} s over {len(culls)} merges")
+        mean = statistics.fmean(culls)
+        print(f"  a merge that culls (plies and ages counted, three passes): mean {mean:,.0f} cycles = "
+              f"{mean * CYCLE_SECONDS:.1f} s over {len(culls)} merges")
     print(f"  writing the memory to tape ({write.value:,} positions, {4 * write.value:,} words): "
           f"{write.cycles * CYCLE_SECONDS:.1f} s")
 
