@@ -599,39 +599,49 @@ class Program704:
         """Read a rote memory reel (``write_rote_tape``) into the working part: the program rewinds
         tape ROTE_TAPE_UNIT and reads it to the tape mark (RTLD).  The search then looks its leaves up
         in it; ``value`` is the number of positions read.  The reel is mounted read only."""
-        from emu704.tape import TapeUnit
-
-        self._need_rote()
-        from emu704.cpu import StopReason
-
         self._need_rote()
         a = self.symbols.address
+        run = self.run_with_tape("ERTLD", path, write=False,
+                                 full=("RTFULL", f"more positions than the 704 program's working part "
+                                                 f"holds ({ROTE_CAPACITY:,})"))
+        self.machine.mem[a("ROTEON")] = 1 if run.value else 0
+        return run
+
+    def run_with_tape(self, entry: str, path: str | os.PathLike[str], *, write: bool,
+                      full: tuple[str, str] | None = None) -> Run704:
+        """Run the program from ``entry`` to its return with ``path`` mounted on tape ROTE_TAPE_UNIT
+        (with the write ring when ``write``); ``value`` is the working part's size after it.  A stop at
+        ``full[0]`` is refused with ``full[1]``; every other fault names the file."""
+        from emu704.cpu import StopReason
+        from emu704.tape import TapeUnit
+
+        a = self.symbols.address
         m = self.machine
+        doing = "write the rote memory" if write else "read it"
         try:
-            unit = TapeUnit(ROTE_TAPE_UNIT, path, ring=False)
+            unit = TapeUnit(ROTE_TAPE_UNIT, path, ring=write)
         except (OSError, ValueError, RuntimeError) as exc:  # RuntimeError: the unit's DeviceError
-            raise Program704Error(f"{path}: cannot be mounted as the rote memory's reel: {exc}") from None
+            mounted = "mounted to write the rote memory" if write else "mounted as the rote memory's reel"
+            raise Program704Error(f"{path}: cannot be {mounted}: {exc}") from None
         m.attach(unit)
         # Tape instructions run in the machine's own loop (a host call leaves out input/output).
         c0, i0 = m.cycles, m.instructions
         try:
-            m.ic = a("ERTLD")
+            m.ic = a(entry)
             stop = m.run(max_cycles=DEFAULT_BUDGET)
-        except Exception as exc:  # a DeviceError: a torn reel, a word lost
-            raise Program704Error(f"{path}: the 704 program could not read it: {exc}") from None
+        except Exception as exc:  # a DeviceError: a torn or full reel, a word lost
+            raise Program704Error(f"{path}: the 704 program could not {doing}: {exc}") from None
         finally:
             m.detach(unit)
             unit.unmount()
         where = m.halt_location
         if stop != StopReason.HALT or where != a("RETURN"):
-            if where == a("RTFULL"):
-                raise Program704Error(f"{path}: more positions than the 704 program's working part holds "
-                                      f"({ROTE_CAPACITY:,})")
-            raise Program704Error(f"{path}: reading the rote memory, the 704 program stopped ({stop.name}) "
+            if full is not None and where == a(full[0]):
+                raise Program704Error(f"{path}: {full[1]}")
+            verb = "writing" if write else "reading"
+            raise Program704Error(f"{path}: {verb} the rote memory, the 704 program stopped ({stop.name}) "
                                   f"at {m.ic:05o}: {m.stop_detail}")
-        n = m.mem[a("RTN")]
-        m.mem[a("ROTEON")] = 1 if n else 0
-        return Run704(n, m.cycles - c0, m.instructions - i0)
+        return Run704(m.mem[a("RTN")], m.cycles - c0, m.instructions - i0)
 
     def set_rote(self, on: bool) -> None:
         """Let the search look its leaves up in the working part, or not (it stays loaded)."""

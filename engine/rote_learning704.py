@@ -37,7 +37,6 @@ from engine.program704 import (
     DEFAULT_BUDGET,
     ROTE_CAPACITY,
     ROTE_MAX_AGE,
-    ROTE_TAPE_UNIT,
     Program704,
     Program704Error,
     RoteEntry704,
@@ -136,28 +135,7 @@ class RoteLearning704:
     def write_reel(self, path: str | os.PathLike[str]) -> Run704:
         """Have the program write its memory to tape ROTE_TAPE_UNIT, a new reel at ``path`` (RTWR):
         records of 100 words and a tape mark, what ``load_rote_tape`` reads."""
-        from emu704.cpu import StopReason
-        from emu704.tape import TapeUnit
-
-        m, a = self.program.machine, self._a
-        try:
-            unit = TapeUnit(ROTE_TAPE_UNIT, path, ring=True)
-        except (OSError, ValueError, RuntimeError) as exc:  # RuntimeError: the unit's DeviceError
-            raise Program704Error(f"{path}: cannot be mounted to write the rote memory: {exc}") from None
-        m.attach(unit)
-        c0, i0 = m.cycles, m.instructions
-        try:
-            m.ic = a("ERTWR")
-            stop = m.run(max_cycles=DEFAULT_BUDGET)
-        except Exception as exc:  # a DeviceError: the reel full, a word lost
-            raise Program704Error(f"{path}: the 704 program could not write it: {exc}") from None
-        finally:
-            m.detach(unit)
-            unit.unmount()
-        if stop != StopReason.HALT or m.halt_location != a("RETURN"):
-            raise Program704Error(f"{path}: writing the rote memory, the 704 program stopped ({stop.name}) "
-                                  f"at {m.ic:05o}: {m.stop_detail}")
-        return Run704(m.mem[a("RTN")], m.cycles - c0, m.instructions - i0)
+        return self.program.run_with_tape("ERTWR", path, write=True)
 
 
 @dataclass(frozen=True)
