@@ -219,11 +219,11 @@ def learning(games: int, depth: int) -> None:
 
 
 def rote_learning(boards: list[Board]) -> None:
-    """Saving, merging and writing the memory on the 704 (engine.rote_learning704)."""
+    """Saving, merging and writing the memory on the 704 (engine.learners.rote_704)."""
     import tempfile
 
+    from engine.learners.rote_704 import MAX_POSITIONS, RoteLearning704
     from engine.learners.rote_store import AgePolicy
-    from engine.rote_learning704 import MAX_POSITIONS, RoteLearning704
 
     program = Program704()
     learner = RoteLearning704(program, AgePolicy(max_age=126, max_positions=MAX_POSITIONS))

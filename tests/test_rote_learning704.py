@@ -1,4 +1,4 @@
-"""Samuel's rote learning done by the 704 program (engine/rote_learning704.py, "rote learning on the 704"
+"""Samuel's rote learning done by the 704 program (engine/learners/rote_704.py, "rote learning on the 704"
 in checkers.sap): the same positions, scores, plies and searches' uses give the same memory as the
 host's rote store, position for position, score, ply and age, through forgetting and culling; the
 program writes its memory to a reel that the next run reads; bad use is named."""
@@ -15,9 +15,9 @@ from engine import core
 from engine.backend704 import RoteReel
 from engine.board import Board
 from engine.evaluators import by_name
+from engine.learners.rote_704 import MAX_POSITIONS, PENDING_CAPACITY, RoteLearning704, held_policy
 from engine.learners.rote_store import AgePolicy, Observation, RoteStore
 from engine.program704 import ROTE_USED, Program704, Program704Error, read_rote_tape
-from engine.rote_learning704 import MAX_POSITIONS, PENDING_CAPACITY, RoteLearning704, held_policy
 
 POLICY = AgePolicy(initial_age=3, max_age=6, max_positions=60, cull_to=0.9)
 """Small enough that a few games forget and cull."""

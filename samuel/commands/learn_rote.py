@@ -201,9 +201,9 @@ def run_play(args: argparse.Namespace) -> int:
 def _play_704(args: argparse.Namespace) -> int:
     """``play --backend 704``: the program plays, saves, merges and writes its reel itself."""
     from engine.errors import OptionError
+    from engine.learners.rote_704 import held_policy, self_play_704
     from engine.options import check_evaluator_704
     from engine.program704 import read_rote_tape
-    from engine.rote_learning704 import held_policy, self_play_704
 
     if args.mode != "samuel":
         raise OptionError("--backend 704 searches by Samuel's ply rules only (--mode samuel)")
