@@ -64,6 +64,7 @@ from engine.program704 import (
     LOSS_VALUE,
     ROTE_CAPACITY,
     SLICE_CYCLES,
+    Polynomial704,
     Program704,
     Program704Error,
     RoteEntry704,
@@ -213,9 +214,12 @@ class Searcher704:
     def __init__(self, *, pace: str = "emulator", max_depth: int = 30, deck: str | None = None,
                  clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], object] | None = None,
-                 rote: RoteSource | str | os.PathLike[str] | None = None) -> None:
+                 rote: RoteSource | str | os.PathLike[str] | None = None,
+                 program: Program704 | None = None) -> None:
         pace = str(TABLE["pace"].parse(pace))  # OptionValueError naming the option and its values
-        self.program = Program704(deck)
+        self.program = program if program is not None else Program704(deck)
+        """The emulated machine with the program; ``program=`` shares one (the learner's, which
+        plays Alpha and Beta by turns)."""
         self.pace = pace
         self.max_depth = min(max_depth, self.program.max_depth)
         self.mode = Mode.SAMUEL
@@ -261,6 +265,13 @@ class Searcher704:
             return
         check_evaluator(evaluator.name, evaluator)
         self.program.set_polynomial(evaluator.spec.weights)
+        self._evaluator = evaluator
+
+    def play_written(self, evaluator: Evaluator, polynomial: Polynomial704) -> None:
+        """Play ``evaluator``, whose data words the program itself has just written (its learner's
+        YPOL): only the host's record of them is set here, nothing is written into the machine."""
+        check_evaluator(evaluator.name, evaluator)
+        self.program.polynomial = polynomial
         self._evaluator = evaluator
 
     def set_hash(self, hash_mb: int) -> None:

@@ -802,9 +802,11 @@ LEARN_SYMBOLS = ("EYCORR", "EYNZC", "EYTALY", "EYCOEF", "YTRM", "YCOR", "YUSE", 
                  "YCOF", "YRES", "YNRES", "YDEL", "YINI", "YWL", "YALL", "YBYMV", "YLIM", "YINTV", "YTRST",
                  "YANY", "YCORS", "YMOVS", "YMSNT", "YOUT", "YIN", "YOUTU", "EYDEC", "EYREF", "YRSC", "YBKU",
                  "YRCH", "YFLAT", "YDID", "YDELO", "YINIO", "YMIN", "YSUM", "YGRES", "YGSA", "YWSA", "YBMK",
-                 "YADR", "YADOP", "YPEN", "BTRM", "BCOF")
+                 "YADR", "YADOP", "YPEN", "BTRM", "BCOF", "EYPOL", "YPSEL", "YNPAD", "YPADE")
 LEARN_ACTIVE = 16
 """Active terms the program's tables hold (slot 17-k is the host's active term k)."""
+PADV_ENTRIES = 8
+"""PADV's entries the program keeps (YPADE): its weight as signed powers of two."""
 LEARN_RESERVE = 40
 """Reserve terms its list has room for."""
 
@@ -881,7 +883,7 @@ class Learner704:
         self._a = a
         ret = a("RETURN")
         self._calls = {name: (HostCall(program.machine, [], [], ret), a(name))
-                       for name in ("EYCORR", "EYNZC", "EYTALY", "EYCOEF", "EYDEC", "EYREF")}
+                       for name in ("EYCORR", "EYNZC", "EYTALY", "EYCOEF", "EYDEC", "EYREF", "EYPOL")}
 
     # ---- the tables ----
 
@@ -1020,3 +1022,37 @@ class Learner704:
         mem, a = self.program.machine.mem, self._a
         return [(mem[a("BTRM") - (LEARN_ACTIVE - k)], _signed(mem[a("BCOF") - (LEARN_ACTIVE - k)]))
                 for k in range(LEARN_ACTIVE)]
+
+    def load_beta(self, terms: Sequence[tuple[int, int]], padv: int) -> None:
+        """Write Beta's polynomial (term number, coefficient; up to LEARN_ACTIVE, each 0 or a signed
+        power of two) into its tables, and PADV's fixed weight as entries, before a run: afterwards
+        the program's referee gives Beta Alpha's."""
+        if len(terms) > LEARN_ACTIVE:
+            raise Program704Error(f"{len(terms)} terms for Beta: the program holds {LEARN_ACTIVE}")
+        if any(c and abs(c) & (abs(c) - 1) for _, c in terms):
+            raise Program704Error("Beta's coefficients must each be 0 or a signed power of two, as the "
+                                  "learner's are")
+        mem, a = self.program.machine.mem, self._a
+        padded = [*terms, *([(0, 0)] * (LEARN_ACTIVE - len(terms)))]
+        for k, (term, c) in enumerate(padded):
+            mem[a("BTRM") - (LEARN_ACTIVE - k)] = term
+            mem[a("BCOF") - (LEARN_ACTIVE - k)] = _word(c)
+        powers = _powers(int(padv))
+        if len(powers) > PADV_ENTRIES:
+            raise Program704Error(f"PADV's weight {padv} needs {len(powers)} entries; the program keeps "
+                                  f"{PADV_ENTRIES}")
+        for i, (sign, k) in enumerate(powers, 1):
+            mem[a("YPADE") - i] = (_SIGN if sign < 0 else 0) | k
+        mem[a("YNPAD")] = len(powers)
+
+    def build_polynomial(self, beta: bool) -> tuple[Polynomial704, Run704]:
+        """Have the program write SEVAL's data words from Alpha's coefficients (worked out from the
+        correlations first) or Beta's (YPOL), as ``polynomial_words`` would; and read them back."""
+        mem, a = self.program.machine.mem, self._a
+        mem[a("YPSEL")] = 1 if beta else 0
+        run = self._run("EYPOL", "the polynomial's data words")
+        need = tuple(mem[a("NEEDB") - i] for i in range(1, mem[a("NNEED")] + 1))
+        entries = tuple(mem[a("ENTB") - i] for i in range(1, mem[a("NENT")] + 1))
+        poly = Polynomial704(need, entries, bool(mem[a("SBONUS")]), bool(mem[a("SCONN")]),
+                             (bool(mem[a("SWD")]), bool(mem[a("SWX")]), bool(mem[a("SWT")])))
+        return poly, run

@@ -154,3 +154,32 @@ def test_the_decision_and_the_referee_in_704_code_match_the_hosts_call_by_call()
             assert (got.black_marks, got.games_since_adoption, got.wins_since_adoption) == \
                 (referee.black_marks, referee.games_since_adoption, referee.wins_since_adoption)
             marks, games, wins = got.black_marks, got.games_since_adoption, got.wins_since_adoption
+
+
+def test_the_program_writes_its_own_evaluation_words_from_the_coefficients() -> None:
+    """YPOL: from Alpha's correlations (coefficients worked out first) or Beta's table, the data words
+    SEVAL plays are the host's ``polynomial_words`` of the same polynomial: parameters needed, one
+    entry a power of two, the flags.  A run's searches check this before every move as well."""
+    import random
+
+    from engine.program704 import Learner704, Program704, Program704Error, polynomial_words
+
+    rng = random.Random(704)
+    learner = Learner704(Program704())
+    for _ in range(100):
+        terms = rng.sample(range(1, 39), 16)
+        learner.load([(t, rng.choice([0.0, rng.uniform(-1, 1)]), 0, 0, 0) for t in terms], [])
+        coefs, _ = learner.coefficients()
+        weights = [0] * 39
+        weights[0] = padv_weight(SelfPlayConfig().rules())
+        for t, c in zip(terms, coefs, strict=True):
+            weights[t] = c
+        want = polynomial_words(weights)
+        learner.load_beta(list(zip(terms, coefs, strict=True)), weights[0])
+        for beta in (False, True):
+            got, run = learner.build_polynomial(beta)
+            assert (got.need, sorted(got.entries), got.bonus, got.connectives, got.want) == \
+                (want.need, sorted(want.entries), want.bonus, want.connectives, want.want)
+            assert run.cycles > 0
+    with pytest.raises(Program704Error, match="power of two"):
+        learner.load_beta([(1, 3)], 409600)

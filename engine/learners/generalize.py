@@ -487,6 +487,7 @@ class SelfPlay:
         self.machine = machine
         self.alpha = machine.polynomial(self.alpha)
         self.referee = machine.referee(self.referee, self.alpha)
+        machine.load_beta(self.beta, padv_weight(self.alpha.rules))
 
     @classmethod
     def start(cls, config: SelfPlayConfig,
@@ -583,8 +584,8 @@ class SelfPlay:
         padv = padv_weight(self.alpha.rules)
         beta_eval = samuel_terms.polynomial(self.beta, name="samuel-beta", padv=padv)
         if self.machine is not None:
-            s_alpha = self.machine.searcher(alpha.evaluator(), cfg.hash_mb)
-            s_beta = self.machine.searcher(beta_eval, cfg.hash_mb)
+            s_alpha = self.machine.searcher(alpha.evaluator(), cfg.hash_mb, beta=False)
+            s_beta = self.machine.searcher(beta_eval, cfg.hash_mb, beta=True)
         else:
             s_alpha = Searcher(alpha.evaluator(), mode=Mode.SAMUEL, hash_mb=cfg.hash_mb)
             s_beta = Searcher(beta_eval, mode=Mode.SAMUEL, hash_mb=cfg.hash_mb)

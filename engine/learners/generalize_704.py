@@ -1,18 +1,22 @@
 """Learning by generalization on the emulated 704 (issue 35): Alpha's and Beta's searches and Alpha's
-bookkeeping run by checkers.sap.
+learning run by checkers.sap, on one machine, as Samuel's one program played both sides.
 
-``Machine704`` is the hook ``SelfPlay`` takes (``SelfPlay.machine``): its ``searcher`` gives a
-``Searcher704`` with the player's polynomial as data words (Samuel's ply rules, as ``mode=samuel``
-on the host), and its ``polynomial`` wraps Alpha's ``PolynomialState`` so that the four operations
-of the state -- a correction, the nonzero count, the low-term tally with replacement, the
-coefficients -- are the program's entries EYCORR, EYNZC, EYTALY and EYCOEF (``Learner704``).  The
-host keeps the state between calls (it saves, zeroes the leading term on a penalty, hands Beta the
-coefficients); before every call the state is written into the program's tables and after it read
-back, so the host's copy is always the 704's (a correlation in units of 2**-34).
+``Machine704`` is the hook ``SelfPlay`` takes (``SelfPlay.machine``).  Its ``polynomial`` wraps
+Alpha's ``PolynomialState`` so that the state's operations are the program's entries
+(``Learner704``): the decision to correct with its correction (EYDEC, which calls EYCORR), the
+nonzero count (EYNZC), the low-term tally with replacement (EYTALY) and the coefficients (EYCOEF).
+Its ``referee`` is the program's (EYREF): black marks, the penalty that zeroes the leading term, and
+Beta's adoption of Alpha's terms and coefficients into Beta's tables.  Its ``searcher`` gives each
+player a ``Searcher704`` on the same machine; before every search the program writes SEVAL's data
+words from that player's table itself (EYPOL), checked against the host's words for the same
+polynomial.  The host keeps a copy of the state between calls (it saves the run): before every call
+the state is written into the program's tables and after it read back, so the host's copy is always
+the 704's (a correlation in units of 2**-34).
 
 ``seconds_704`` is the 704 time the run would have taken: the searches' machine time plus the
-learner calls' cycles (12 microseconds each).  The host still plays the moves, scores the retained
-position and runs the rudimentary initial search; those are not counted.
+program's learning calls (12 microseconds a cycle).  The host still plays the moves, scores the
+retained position (the same evaluation SEVAL makes), runs the rudimentary initial search and looks
+whether the piece ratio changed along the line; those are not counted.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from engine.program704 import (
     Program704,
     Program704Error,
     Run704,
+    polynomial_words,
 )
 from engine.search import SearchInfo, SearchResult
 
@@ -208,22 +213,30 @@ class Referee704(Referee):
 
 
 class _Counted:
-    """A ``Searcher704`` that adds up its searches' 704 time into its machine."""
+    """A ``Searcher704`` on the learner's own machine, playing Alpha's or Beta's polynomial, whose
+    data words the program writes from its coefficient tables before each search (YPOL), and adding
+    up its searches' 704 time."""
 
-    def __init__(self, machine: Machine704, evaluator: Evaluator) -> None:
+    def __init__(self, machine: Machine704, evaluator: Evaluator, beta: bool) -> None:
         from engine.backend704 import Searcher704
 
         self.machine = machine
-        self.inner = Searcher704(deck=machine.deck)
-        self.inner.set_evaluator(evaluator)
+        self.beta = beta
+        self.evaluator = evaluator
+        self.inner = Searcher704(program=machine.learner.program)
 
     def set_evaluator(self, evaluator: Evaluator) -> None:
-        self.inner.set_evaluator(evaluator)
+        self.evaluator = evaluator
 
     def new_game(self) -> None:
         self.inner.new_game()
 
     def search(self, board: Board, limit: Limit, **kwargs: Any) -> SearchResult:
+        self.machine.write_words(self.evaluator, beta=self.beta)
+        written = self.machine.learner.program.polynomial
+        if written is None:
+            raise Program704Error("the 704 program wrote no polynomial")
+        self.inner.play_written(self.evaluator, written)
         found = self.inner.search(board, limit, **kwargs)
         info: SearchInfo = found.info
         self.machine.search_seconds += info.machine_time
@@ -237,12 +250,35 @@ class Machine704:
     def __init__(self, deck: str | None = None) -> None:
         self.deck = deck
         self.learner = Learner704(Program704(deck))
+        """The one machine: Alpha's bookkeeping, and both players' searches by turns."""
         self.search_seconds = 0.0
         self.searches = 0
+        self.learner_words_cycles = 0
+        """Cycles of the program writing its data words (YPOL) before the searches."""
         self._polys: list[PolynomialState704] = []
 
-    def searcher(self, evaluator: Evaluator, hash_mb: int = 0) -> _Counted:
-        return _Counted(self, evaluator)
+    def searcher(self, evaluator: Evaluator, hash_mb: int = 0, *, beta: bool = False) -> _Counted:
+        """Alpha's searcher (``beta`` False) or Beta's, both on the learner's machine."""
+        return _Counted(self, evaluator, beta)
+
+    def load_beta(self, beta: Mapping[str, int], padv: int) -> None:
+        """Beta's starting polynomial, and PADV's fixed weight, into the program's tables."""
+        self.learner.load_beta([(NUMBER[n], int(c)) for n, c in beta.items()], padv)
+
+    def write_words(self, evaluator: Evaluator, *, beta: bool) -> None:
+        """Have the program write SEVAL's data words from Beta's tables or Alpha's (its state written
+        in first), and check them against the host's words for ``evaluator``: the same parameters
+        and entries, or Program704Error."""
+        if not beta and self._polys:
+            self._polys[-1]._write()
+        poly, run = self.learner.build_polynomial(beta)
+        self.learner_words_cycles += run.cycles
+        want = polynomial_words(evaluator.spec.weights)
+        if (poly.need, sorted(poly.entries), poly.bonus, poly.connectives, poly.want) != \
+                (want.need, sorted(want.entries), want.bonus, want.connectives, want.want):
+            raise Program704Error(f"the 704 program's data words for {'Beta' if beta else 'Alpha'} differ "
+                                  f"from the host's polynomial {evaluator.name}")
+        self.learner.program.polynomial = poly
 
     def polynomial(self, poly: PolynomialState) -> PolynomialState704:
         if isinstance(poly, PolynomialState704) and poly.learner is self.learner:
@@ -262,7 +298,7 @@ class Machine704:
 
     @property
     def learner_cycles(self) -> int:
-        return sum(p.cycles for p in self._polys)
+        return sum(p.cycles for p in self._polys) + self.learner_words_cycles
 
     @property
     def learner_calls(self) -> int:
