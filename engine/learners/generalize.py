@@ -240,7 +240,8 @@ class Alpha:
 
     def _score(self, kept: Retained) -> int:
         """The retained position's score for Alpha under the current coefficients."""
-        return kept.pov * core.evaluate(kept.leaf, self.evaluator().spec, kept.parent)
+        return kept.pov * self.poly.score_position(
+            kept.leaf, kept.parent, lambda: core.evaluate(kept.leaf, self.evaluator().spec, kept.parent))
 
     def learn(self, board: Board, backed_up: int, pv: Sequence[Move] = ()) -> MoveLearning:
         """Learn from one Alpha move: delta, maybe a correction, the low-term tally, the new span.

@@ -145,6 +145,20 @@ class PolynomialState704(PolynomialState):
         chosen = tuple(t.name for t, b in zip(self.active, before, strict=True) if t.uses != b)
         return Decision(d.initial, d.delta, minimum, Correction(chosen, d.weight))
 
+    def score_position(self, leaf: Any, parent: Any, on_host: Callable[[], int]) -> int:
+        """The retained position scored by the program (EYPOL with Alpha's table, then EEVAL), checked
+        against the host's score of it."""
+        learner = self._learner()
+        self._write()
+        _, words = learner.build_polynomial(False)
+        found = learner.program.evaluate(leaf, parent)
+        self.cycles += words.cycles + found.cycles
+        self.calls += 2
+        if found.value != on_host():
+            raise Program704Error(f"the 704 program scores the retained position {found.value}, the host "
+                                  f"{on_host()}")
+        return found.value
+
     def zero_leading(self) -> str:
         """The black-mark penalty: the program's referee (EYREF) zeroed the leading term's correlation
         in its tables already; the host's copy is read back."""

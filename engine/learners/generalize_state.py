@@ -444,6 +444,11 @@ class PolynomialState:
                 t.tally = 0
         return out.name, incoming
 
+    def score_position(self, leaf: Any, parent: Any, on_host: Callable[[], int]) -> int:
+        """A position's score under the current coefficients (the side to move's): ``on_host`` works
+        it out here; a state whose polynomial lives elsewhere (the 704's) scores it there."""
+        return on_host()
+
     def decide(self, backed_up: int, retained_score: int, term_values: Mapping[str, int],
                ratio_changed: Callable[[], bool]) -> Decision:
         """At an Alpha move with a retained position: zero the retained score below the minimum delta,
