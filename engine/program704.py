@@ -612,28 +612,40 @@ class Program704:
         """Run the program from ``entry`` to its return with ``path`` mounted on tape ROTE_TAPE_UNIT
         (with the write ring when ``write``); ``value`` is the working part's size after it.  A stop at
         ``full[0]`` is refused with ``full[1]``; every other fault names the file."""
+        return self.run_with_tapes(entry, [(ROTE_TAPE_UNIT, path, write)], full=full)
+
+    def run_with_tapes(self, entry: str, tapes: Sequence[tuple[int, str | os.PathLike[str], bool]], *,
+                       full: tuple[str, str] | None = None) -> Run704:
+        """``run_with_tape`` with several reels: (unit, path, write ring) each."""
         from emu704.cpu import StopReason
         from emu704.tape import TapeUnit
 
         a = self.symbols.address
         m = self.machine
+        write = any(w for _, _, w in tapes)
+        path = tapes[0][1]
         doing = "write the rote memory" if write else "read it"
+        units: list[TapeUnit] = []
         try:
-            unit = TapeUnit(ROTE_TAPE_UNIT, path, ring=write)
-        except (OSError, ValueError, RuntimeError) as exc:  # RuntimeError: the unit's DeviceError
-            mounted = "mounted to write the rote memory" if write else "mounted as the rote memory's reel"
-            raise Program704Error(f"{path}: cannot be {mounted}: {exc}") from None
-        m.attach(unit)
-        # Tape instructions run in the machine's own loop (a host call leaves out input/output).
-        c0, i0 = m.cycles, m.instructions
-        try:
-            m.ic = a(entry)
-            stop = m.run(max_cycles=DEFAULT_BUDGET)
-        except Exception as exc:  # a DeviceError: a torn or full reel, a word lost
-            raise Program704Error(f"{path}: the 704 program could not {doing}: {exc}") from None
+            for number, reel, ring in tapes:
+                try:
+                    units.append(TapeUnit(number, reel, ring=ring))
+                except (OSError, ValueError, RuntimeError) as exc:  # RuntimeError: the unit's DeviceError
+                    mounted = ("mounted to write the rote memory" if ring
+                               else "mounted as the rote memory's reel")
+                    raise Program704Error(f"{reel}: cannot be {mounted}: {exc}") from None
+                m.attach(units[-1])
+            # Tape instructions run in the machine's own loop (a host call leaves out input/output).
+            c0, i0 = m.cycles, m.instructions
+            try:
+                m.ic = a(entry)
+                stop = m.run(max_cycles=DEFAULT_BUDGET)
+            except Exception as exc:  # a DeviceError: a torn or full reel, a word lost
+                raise Program704Error(f"{path}: the 704 program could not {doing}: {exc}") from None
         finally:
-            m.detach(unit)
-            unit.unmount()
+            for unit in units:
+                m.detach(unit)
+                unit.unmount()
         where = m.halt_location
         if stop != StopReason.HALT or where != a("RETURN"):
             if full is not None and where == a(full[0]):

@@ -15,9 +15,15 @@ from engine import core
 from engine.backend704 import RoteReel
 from engine.board import Board
 from engine.evaluators import by_name
-from engine.learners.rote_704 import MAX_POSITIONS, PENDING_CAPACITY, RoteLearning704, held_policy
+from engine.learners.rote_704 import (
+    MAX_POSITIONS,
+    PENDING_CAPACITY,
+    RoteLearning704,
+    RoteTape704,
+    held_policy,
+)
 from engine.learners.rote_store import AgePolicy, Observation, RoteStore
-from engine.program704 import ROTE_USED, Program704, Program704Error, read_rote_tape
+from engine.program704 import ROTE_CAPACITY, ROTE_USED, Program704, Program704Error, read_rote_tape
 
 POLICY = AgePolicy(initial_age=3, max_age=6, max_positions=60, cull_to=0.9)
 """Small enough that a few games forget and cull."""
@@ -117,7 +123,7 @@ def test_the_memory_goes_to_tape_and_comes_back(tmp_path: Path) -> None:
     before = learner.entries()
     reel = tmp_path / "memory.tap"
     run = learner.write_reel(reel)
-    assert run.value == len(before) > 100 and run.cycles > 0
+    assert run.value == len(before) > PENDING_CAPACITY // 2 and run.cycles > 0
     assert read_rote_tape(reel) == before
     again = Program704()
     assert again.load_rote_tape(reel).value == len(before)
@@ -186,4 +192,71 @@ def test_a_cull_among_equals_drops_the_least_keys_as_the_host_does(tmp_path: Pat
         got, want = learner.merge(), store.merge(observations, [], policy)
         assert (got.culled, got.total) == (want.culled, want.total) and got.culled > 0
         assert _program_memory(learner) == _host_memory(store)
+    store.close()
+
+
+def _tape_round(rng: random.Random, tape: RoteTape704, n: int) -> list[Observation]:
+    """Some ``n`` positions of random play saved on the 704's pending list, a few twice."""
+    observations: list[Observation] = []
+    board = Board()
+    while len(observations) < n:
+        board = play_randomly(rng, board, 1) if board.legal_moves else Board()
+        if not board.legal_moves:
+            continue
+        for again in range(1 + (rng.random() < 0.2)):
+            score, ply = rng.randint(-500, 500) + again, rng.randint(1, 8)
+            tape.save(board, score, ply)
+            observations.append(Observation(core.rote_key(board.raw), score, ply))
+    return observations
+
+
+def test_the_whole_memory_on_tape_is_the_hosts_through_merges(tmp_path: Path) -> None:
+    """Samuel's tape merge (ETMRG): the pending positions sorted and folded, the reel read on tape 1 and
+    the new one written on tape 2, the searches' uses taken from the working part, the cull copied back
+    to tape 1: the reel after every merge is the host store, position for position."""
+    rng = random.Random(1)
+    policy = AgePolicy(initial_age=3, max_age=9, max_positions=300, cull_to=0.9)
+    program = Program704()
+    tape = RoteTape704(program, tmp_path / "memory.tap", policy)
+    store = RoteStore(tmp_path / "host.db")
+    forgotten = culled = 0
+    for _ in range(12):
+        observations = _tape_round(rng, tape, 60)
+        tape.load_for(24)
+        used = {e.key for e in program.rote_entries() if rng.random() < 0.2}
+        _mark_used(program, used)
+        got, want = tape.merge(), store.merge(observations, sorted(used), policy)
+        assert (got.added, got.forgotten, got.culled, got.total) == \
+            (want.added, want.forgotten, want.culled, want.total)
+        reel = [(e.key, e.score, e.ply, e.age) for e in read_rote_tape(tape.reel)]
+        assert reel == _host_memory(store)
+        assert sum(got.by_pieces) == got.total and tape.count() == got.by_pieces
+        forgotten, culled = forgotten + got.forgotten, culled + got.culled
+    assert forgotten > 0 and culled > 0 and not tape.scratch.exists()
+    store.close()
+
+
+def test_a_memory_larger_than_core_lives_on_tape_and_the_working_part_is_chosen_by_pieces(
+        tmp_path: Path) -> None:
+    """More positions than the working part's 4,000: all on the reel, the host's; the working part
+    holds those of the board's piece count and as many fewer as fit."""
+    rng = random.Random(2)
+    policy = AgePolicy(initial_age=2, max_age=120)
+    program = Program704()
+    tape = RoteTape704(program, tmp_path / "memory.tap", policy)
+    store = RoteStore(tmp_path / "host.db")
+    while True:
+        observations = _tape_round(rng, tape, PENDING_CAPACITY - 1)
+        got = tape.merge()
+        store.merge(observations, [], policy)
+        if got.total > ROTE_CAPACITY + 200:
+            break
+    assert [(e.key, e.score, e.ply, e.age) for e in read_rote_tape(tape.reel)] == _host_memory(store)
+    low, high, run = tape.load_for(24)
+    loaded = program.rote_entries()
+    assert high == 24 and low > 0 and len(loaded) <= ROTE_CAPACITY and run.cycles > 0
+    want = [(key, score, ply, age) for key, score, ply, age in _host_memory(store)
+            if low <= bin(key[0] | key[1]).count("1") <= high]
+    assert [(e.key, e.score, e.ply, e.age) for e in loaded] == want
+    assert sum(got.by_pieces[low:high + 1]) == len(loaded) < got.total
     store.close()

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -45,7 +45,7 @@ from engine.program704 import (
     colour_word,
 )
 
-PENDING_CAPACITY = 150
+PENDING_CAPACITY = 70
 """Positions the program's pending list holds between merges (``RPCAP``)."""
 MAX_POSITIONS = ROTE_CAPACITY - PENDING_CAPACITY
 """The most positions a merge leaves, so that the next one's new positions fit the working part."""
@@ -146,9 +146,113 @@ class Game704:
     game: GameRecord
     rote_hits: int
     """Leaves the program scored from its memory, over the game's searches."""
-    merge: Merge704
+    merge: TapeMerge704
     seconds_704: float
-    """The 704 time of the game's searches, its saves and its merge."""
+    """The 704 time of the game's searches, its saves, its loads of the working part and its merges."""
+
+
+TAPE_SYMBOLS = ("ETMRG", "ETLW", "ETCT", "OWHER", "OPCB", "IPLO", "IPHI")
+"""The words of the whole memory on tape; a deck of one's own without them keeps it in core only."""
+MAX_PIECES = 24
+
+
+@dataclass(frozen=True)
+class TapeMerge704:
+    """What one merge of the whole memory on tape did: its counts, the positions by number of pieces
+    after it, and its 704 time (tape movement included)."""
+
+    added: int
+    forgotten: int
+    culled: int
+    total: int
+    by_pieces: tuple[int, ...]
+    """Positions with 0 ... 24 pieces."""
+    cycles: int
+
+
+class RoteTape704:
+    """Samuel's arrangement: the whole memory on a tape reel (any size, in key order), merged tape to
+    tape by the program with his rules (ETMRG: the pending positions sorted and folded, the reel read
+    on tape 1 and the new one written on tape 2, the culled copied back), and the working part in core
+    loaded from it by piece count (ETLW) for the game's stage.  ``reel`` is the memory; a scratch
+    reel beside it takes the merge's output and replaces it."""
+
+    def __init__(self, program: Program704, reel: str | os.PathLike[str],
+                 policy: AgePolicy | None = None) -> None:
+        missing = [n for n in TAPE_SYMBOLS if n not in program.symbols.symbols]
+        if missing:
+            raise Program704Error("this 704 deck has no memory on tape (no " + ", ".join(missing) + ")")
+        self.learner = RoteLearning704(program, policy)
+        self.program = program
+        self.policy = policy or AgePolicy()
+        if not 0 <= self.policy.initial_age <= self.policy.max_age < ROTE_MAX_AGE:
+            raise Program704Error(f"ages {self.policy.initial_age} (new) and {self.policy.max_age} (most): "
+                                  f"the 704 program keeps ages 0-{ROTE_MAX_AGE - 1}")
+        self.reel = Path(reel)
+        self.scratch = self.reel.with_name(self.reel.name + ".merge.tap")
+        if not self.reel.exists():  # an empty memory: a reel with only its tape mark
+            from engine.program704 import write_rote_tape
+
+            write_rote_tape(self.reel, [])
+        self.window: tuple[int, int] | None = None
+
+    def save(self, board: Board, score: int, ply: int) -> Run704:
+        return self.learner.save(board, score, ply)
+
+    @property
+    def pending(self) -> int:
+        return self.learner.pending
+
+    def _by_pieces(self) -> tuple[int, ...]:
+        mem, a = self.program.machine.mem, self.program.symbols.address
+        return tuple(mem[a("OPCB") - n] for n in range(MAX_PIECES + 1))
+
+    def count(self) -> tuple[int, ...]:
+        """The memory's positions by number of pieces, counted by the program reading the reel (ETCT)."""
+        self.program.run_with_tape("ETCT", self.reel, write=False)
+        return self._by_pieces()
+
+    def merge(self) -> TapeMerge704:
+        """Merge the pending positions into the reel by Samuel's rules (ETMRG); the working part's used
+        marks refresh the positions the searches took.  The working part is not reloaded here."""
+        p = self.policy
+        mem, a = self.program.machine.mem, self.program.symbols.address
+        mem[a("RAINI")], mem[a("RAMAX")] = p.initial_age, p.max_age
+        mem[a("RPMAX")], mem[a("RCTGT")] = p.max_positions, int(p.max_positions * p.cull_to)
+        self.scratch.unlink(missing_ok=True)
+        run = self.program.run_with_tapes("ETMRG", [(1, self.reel, True), (2, self.scratch, True)])
+        where = mem[a("OWHER")]
+        if where == 2:
+            os.replace(self.scratch, self.reel)
+        else:
+            self.scratch.unlink(missing_ok=True)
+        self.window = None
+        return TapeMerge704(mem[a("ONEW")], mem[a("OFORG")], mem[a("OCULL")], mem[a("ORTN")],
+                            self._by_pieces(), run.cycles)
+
+    def load_for(self, pieces: int, by_pieces: Sequence[int] | None = None) -> tuple[int, int, Run704]:
+        """Load the working part for a position of ``pieces`` pieces: the positions of ``pieces`` down to
+        as few as the working part holds (the search meets no more pieces than the board has, and the
+        fewer the farther ahead).  Returns the window (fewest, most) and the run (ETLW)."""
+        counts = list(by_pieces) if by_pieces is not None else list(self.count())
+        high = max(0, min(int(pieces), MAX_PIECES))
+        low, held = high, counts[high]
+        while low > 0 and held + counts[low - 1] <= ROTE_CAPACITY:
+            low -= 1
+            held += counts[low]
+        if held > ROTE_CAPACITY:  # one piece count alone overfills it: its first positions
+            raise Program704Error(f"{held:,} positions of {high} pieces: more than the working part holds "
+                                  f"({ROTE_CAPACITY:,})")
+        mem, a = self.program.machine.mem, self.program.symbols.address
+        mem[a("IPLO")], mem[a("IPHI")] = low, high
+        run = self.program.run_with_tape("ETLW", self.reel, write=False)
+        self.window = (low, high)
+        return low, high, run
+
+
+def _pieces(board: Board) -> int:
+    raw = board.raw
+    return bin(raw.black_men | raw.black_kings | raw.white_men | raw.white_kings).count("1")
 
 
 def self_play_704(
@@ -163,46 +267,49 @@ def self_play_704(
     seed: int | None = None,
     on_move: Callable[[int, int], None] | None = None,
 ) -> Iterator[Game704]:
-    """Samuel's rote learning on the 704: ``games`` games of the program against itself, every searched
-    position saved by the program with its score and minimum ply and merged by it after each game,
-    the memory read from ``reel`` first (when it exists) and written back to it at the end.  The
-    first ``opening_plies`` plies of a game are random (seeded), so games differ.  Yields each game."""
+    """Samuel's rote learning on the 704: ``games`` games of the program against itself.  The whole
+    memory is the reel (``RoteTape704``, made empty if new); the working part in core is loaded from it
+    for the board's number of pieces, again when the game gets below it.  Every searched position is
+    saved by the program with its score and minimum ply and merged tape to tape after each game (and
+    when the pending list fills).  The first ``opening_plies`` plies of a game are random (seeded), so
+    games differ.  Yields each game."""
     from engine.backend704 import OWN_EVALUATOR, Searcher704, program_rote_score
 
     searcher = Searcher704()
     searcher.set_evaluator(evaluator or OWN_EVALUATOR)
     program = searcher.program
-    learner = RoteLearning704(program, policy)
-    path = Path(reel)
-    if path.exists():
-        program.load_rote_tape(path)
+    tape = RoteTape704(program, reel, policy)
+    counts = tape.count()
     rng = random.Random(seed)
     limit = Limit(depth=depth)
-    try:
-        for number in range(1, games + 1):
-            hits, seconds = 0, 0.0
+    for number in range(1, games + 1):
+        hits, seconds = 0, 0.0
 
-            def choose(board: Board) -> Move:
-                nonlocal hits, seconds
-                if len(board.move_stack) < opening_plies:
-                    return rng.choice(board.legal_moves)
-                if learner.pending >= PENDING_CAPACITY:
-                    seconds += learner.merge().cycles * CYCLE_SECONDS
-                result = searcher.search(board, limit)
-                info = result.info
-                hits += info.rote_hits
-                score = program_rote_score(info.score.value, program.centi_men_per_point)
-                saved = learner.save(board, score, min(info.depth, 255))
-                seconds += info.machine_time + saved.cycles * CYCLE_SECONDS
-                return result.best if result.best is not None else board.legal_moves[0]
+        def choose(board: Board) -> Move:
+            nonlocal hits, seconds, counts
+            if len(board.move_stack) < opening_plies:
+                return rng.choice(board.legal_moves)
+            if tape.pending >= PENDING_CAPACITY:
+                merged = tape.merge()
+                counts = merged.by_pieces
+                seconds += merged.cycles * CYCLE_SECONDS
+            pieces = _pieces(board)
+            if tape.window is None or pieces < tape.window[0]:
+                seconds += tape.load_for(pieces, counts)[2].cycles * CYCLE_SECONDS
+            result = searcher.search(board, limit)
+            info = result.info
+            hits += info.rote_hits
+            score = program_rote_score(info.score.value, program.centi_men_per_point)
+            saved = tape.save(board, score, min(info.depth, 255))
+            seconds += info.machine_time + saved.cycles * CYCLE_SECONDS
+            return result.best if result.best is not None else board.legal_moves[0]
 
-            def moved(board: Board, _move: Move, number: int = number) -> None:
-                if on_move:
-                    on_move(number, board.ply)
+        def moved(board: Board, _move: Move, number: int = number) -> None:
+            if on_move:
+                on_move(number, board.ply)
 
-            game = play_game(Board(), choose, max_plies=max_plies,
-                             at_cap=lambda _b: ("*", f"stopped after {max_plies} plies"), on_move=moved)
-            merged = learner.merge()
-            yield Game704(number, game, hits, merged, seconds + merged.cycles * CYCLE_SECONDS)
-    finally:
-        learner.write_reel(path)
+        game = play_game(Board(), choose, max_plies=max_plies,
+                         at_cap=lambda _b: ("*", f"stopped after {max_plies} plies"), on_move=moved)
+        merged = tape.merge()
+        counts = merged.by_pieces
+        yield Game704(number, game, hits, merged, seconds + merged.cycles * CYCLE_SECONDS)

@@ -69,9 +69,9 @@ def register(learners: argparse._SubParsersAction) -> None:  # type: ignore[type
     play.add_argument("--seed", type=int, default=None, help="random seed for the openings")
     play.add_argument("--backend", default="modern", choices=("modern", "704"),
                       help="modern: the C core searches and the host keeps the memory (--db, SQLite); "
-                           "704: the emulated 704 searches and learns by rote itself, its memory a tape "
-                           "reel (--db FILE.tap, read first if it exists, written back at the end; at most "
-                           "3,850 positions) (default: %(default)s)")
+                           "704: the emulated 704 searches and learns by rote itself, its whole memory a "
+                           "tape reel (--db FILE.tap, made if new) merged tape to tape after each game, "
+                           "its working part in core loaded by piece count (default: %(default)s)")
     play.add_argument("--quiet", action="store_true", help="no progress bar")
     play.set_defaults(func=run_play)
 
@@ -201,7 +201,7 @@ def run_play(args: argparse.Namespace) -> int:
 def _play_704(args: argparse.Namespace) -> int:
     """``play --backend 704``: the program plays, saves, merges and writes its reel itself."""
     from engine.errors import OptionError
-    from engine.learners.rote_704 import held_policy, self_play_704
+    from engine.learners.rote_704 import self_play_704
     from engine.options import check_evaluator_704
     from engine.program704 import read_rote_tape
 
@@ -211,10 +211,7 @@ def _play_704(args: argparse.Namespace) -> int:
         raise OptionError(f"--db {args.db}: with --backend 704 the memory is a tape reel, a .tap file")
     check_evaluator_704(args.evaluator)  # the program's own (default) or one of Samuel's polynomials
     evaluator = None if args.evaluator.strip().lower() == "default" else by_name(args.evaluator)
-    policy = held_policy(_policy(args))
-    if policy.max_positions < args.max_positions:
-        print(f"--max-positions {args.max_positions:,}: the 704 program keeps {policy.max_positions:,} "
-              "(its working part is the memory)")
+    policy = _policy(args)
     seconds = 0.0
     total = 0
     for g in self_play_704(args.db, args.games, depth=args.depth, evaluator=evaluator, policy=policy,
