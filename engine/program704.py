@@ -248,10 +248,12 @@ def rote_entry(words: Sequence[int]) -> RoteEntry704:
                         decrement >> 8, bool(v & ROTE_USED))
 
 
-def rote_tape_records(entries: Sequence[RoteEntry704]) -> list[list[int] | None]:
+def rote_tape_records(entries: Sequence[RoteEntry704],
+                      limit: int | None = ROTE_CAPACITY) -> list[list[int] | None]:
     """The reel the program reads (``Program704.load_rote_tape``): the positions in key order, four
-    words each, ROTE_RECORD a record, then a tape mark."""
-    if len(entries) > ROTE_CAPACITY:
+    words each, ROTE_RECORD a record, then a tape mark.  ``limit``: the most it may hold (the working
+    part's, for a reel read whole into core; None for the whole memory on tape)."""
+    if limit is not None and len(entries) > limit:
         raise Program704Error(f"{len(entries):,} positions: the 704 program's working part holds "
                               f"{ROTE_CAPACITY:,}")
     words: list[int] = []
@@ -262,11 +264,13 @@ def rote_tape_records(entries: Sequence[RoteEntry704]) -> list[list[int] | None]
     return [*records, None]
 
 
-def write_rote_tape(path: str | os.PathLike[str], entries: Sequence[RoteEntry704]) -> None:
-    """Write the rote memory's reel (a SIMH .tap file) for the 704 program."""
+def write_rote_tape(path: str | os.PathLike[str], entries: Sequence[RoteEntry704],
+                    limit: int | None = ROTE_CAPACITY) -> None:
+    """Write the rote memory's reel (a SIMH .tap file) for the 704 program (``limit``: as
+    ``rote_tape_records``)."""
     from emu704.tape import write_tape
 
-    write_tape(path, rote_tape_records(entries))
+    write_tape(path, rote_tape_records(entries, limit))
 
 
 def read_rote_tape(path: str | os.PathLike[str]) -> list[RoteEntry704]:

@@ -26,6 +26,9 @@
   form onto the pending list), a merge of a game's positions into a working part
   by Samuel's ageing rules (with and without a cull), and writing the memory to
   its tape reel.
+* The whole memory on tape (issue 35): a tape-to-tape merge of 60 new positions
+  into reels of 4,000, 16,000 and 53,000 positions (Samuel's size), and loading a
+  working part from them, in 704 time with the tape's movement.
 * The program's size beside Appendix A's (basic play 1,100 instructions, rote
   learning 1,500, learning by generalization 650): the instructions (not the
   data words, tables or blocks) of each part of checkers.sap.
@@ -257,6 +260,45 @@ def rote_learning(boards: list[Board]) -> None:
           f"{write.cycles * CYCLE_SECONDS:.1f} s")
 
 
+def rote_tape(sizes: tuple[int, ...] = (4_000, 16_000, 53_000)) -> None:
+    """The whole memory on tape (RoteTape704): a merge of 60 new positions into reels of ``sizes``
+    positions (Samuel's was some 53,000), and loading a working part from them, tape time included."""
+    import tempfile
+
+    from engine.learners.rote_704 import RoteTape704
+    from engine.learners.rote_store import AgePolicy
+
+    rng = random.Random(53)
+    keys: set[tuple[int, int, int]] = set()
+    while len(keys) < max(sizes) + 60:
+        for board in positions_from_play(2000, rng.randrange(1 << 30)):
+            keys.add(core.rote_key(board.raw))
+    ordered = sorted(keys)
+    rng.shuffle(ordered)
+    fresh = positions_from_play(4000, 5)
+    print("the whole memory on tape: a merge of 60 new positions (reel 1 read, reel 2 written), and the "
+          "working part loaded for 24 pieces")
+    print(f"{'positions on tape':>18} {'merge (704 time)':>17} {'load (704 time)':>16} {'words read':>11}")
+    for size in sizes:
+        entries = [RoteEntry704(k, rng.randint(-300, 300), rng.randint(2, 8), rng.randint(0, 20))
+                   for k in ordered[:size]]
+        with tempfile.TemporaryDirectory() as tmp:
+            reel = Path(tmp) / "memory.tap"
+            write_rote_tape(reel, entries, limit=None)
+            tape = RoteTape704(Program704(), reel, AgePolicy(max_age=60))
+            seen = 0
+            for board in fresh:
+                if seen == 60:
+                    break
+                if core.rote_key(board.raw) not in keys:
+                    tape.save(board, 10, 3)
+                    seen += 1
+            merged = tape.merge()
+            _, _, load = tape.load_for(24, merged.by_pieces)
+        print(f"{size:>18,} {merged.cycles * CYCLE_SECONDS:>15.1f} s {load.cycles * CYCLE_SECONDS:>14.1f} s "
+              f"{4 * size:>11,}")
+
+
 def program_sizes() -> None:
     """Instructions in each part of checkers.sap beside Appendix A's sizes."""
     source = Path(__file__).resolve().parent.parent / "emu704" / "programs" / "checkers.sap"
@@ -306,6 +348,7 @@ def main() -> int:
     rote(program, boards)
     learning(args.learn_games, args.search_depth_samuel)
     rote_learning(positions_from_play(6000, 704))
+    rote_tape()
     program_sizes()
 
     board = Board()
