@@ -278,7 +278,9 @@ class Searcher704:
         return None
 
     def new_game(self) -> None:
-        return None
+        """Read the rote memory into the program now, if it changed, before the game's clock runs (the
+        first search would do it inside its time)."""
+        self.sync_rote()
 
     def arm(self) -> None:
         """Arm the next ``search``: a ``stop()`` from now on ends it, even one sent before it begins."""
