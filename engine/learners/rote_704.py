@@ -1,21 +1,21 @@
 """Samuel's rote learning done by the 704 program: saving positions, merging them with his ageing
-rules, and writing the memory back to tape.
+rules, the whole memory on tape and the working part in core.
 
 The host's rote store (``engine.learners.rote_store``) keeps Samuel's rules: a merge ages every
 position by one, a position seen again or used by a search has its age halved, the too old are
 forgotten and, past the memory's size, the lowest plies culled.  Here the 704 program does the same
-to its working part in core ("rote learning on the 704" in ``emu704/programs/checkers.sap``):
-``save`` puts a searched position, its score and ply on the program's pending list (the program
-works out the standard form itself), ``merge`` merges them in by those rules, and ``write_reel``
-has the program write its memory to binary tape 1, a SIMH ``.tap`` that ``Program704.load_rote_tape``
-(or ``RoteReel``) reads in the next run.  ``self_play_704`` is ``samuel learn rote play --backend 704``:
-games of the program against itself, learning by rote on the machine.  The same positions, scores
-and searches' uses give the same memory as the host's store: positions, scores, plies and ages
-(tests/test_rote_learning704.py).
+("rote learning on the 704" and "the whole memory on tape" in ``emu704/programs/checkers.sap``):
 
-The working part is the whole memory here, so it stays within the program's 4,000 positions: a
-merge may take in up to ``PENDING_CAPACITY`` positions, so the memory is culled at
-``MAX_POSITIONS`` (a policy asking for more is held to it, said by ``held_policy``).
+* ``RoteTape704`` is Samuel's arrangement: the whole memory on a tape reel in key order, of any size,
+  merged tape to tape (ETMRG: the pending positions sorted and folded, reel 1 read and reel 2
+  written, the culled copied back), and the working part in core loaded from it by piece count (ETLW).
+  ``self_play_704`` is ``samuel learn rote play --backend 704`` with it.
+* ``RoteLearning704`` saves positions (ERSAV: the program works out the standard form itself) and can
+  merge them into the working part alone, in core (ERMRG: for a memory of at most MAX_POSITIONS), and
+  write that out (ERTWR).
+
+The same positions, scores and searches' uses give the same memory as the host's store: positions,
+scores, plies and ages (tests/test_rote_learning704.py).
 """
 
 from __future__ import annotations
