@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import io
 import re
 import subprocess
@@ -58,6 +59,8 @@ def test_format_info_and_bestmove() -> None:
     )
     assert DEPTH_LINE.match(line)
     assert "score  win in 7" in format_info(board, info(pv, score=core.WIN - 7))
+    on_704 = dataclasses.replace(info(pv), machine_time=61.5)  # the 704 backend: its machine's time too
+    assert "time   0.250  704-time    61.500  pv 11-15 22-18" in format_info(board, on_704)
     result = SearchResult(pv[0], pv[1], info(pv))
     assert format_bestmove(board, result) == "bestmove 11-15 ponder 22-18"
     assert format_bestmove(board, SearchResult(pv[0], None, info(pv[:1]))) == "bestmove 11-15"

@@ -106,9 +106,11 @@ def pv_notation(board: Board, pv: Sequence[Move]) -> list[str]:
 
 def format_info(board: Board, info: SearchInfo) -> str:
     pv = " ".join(pv_notation(board, info.pv))
+    # The 704 backend's searches also say how long the real machine would have taken.
+    machine = f"  704-time {info.machine_time:>9.3f}" if info.machine_time > 0 else ""
     return (
         f"depth {info.depth:>2}  seldepth {info.seldepth:>2}  score {info.score!s:>9}  "
-        f"nodes {info.nodes:>10}  nps {info.nps:>9}  time {info.time:>7.3f}  pv {pv}"
+        f"nodes {info.nodes:>10}  nps {info.nps:>9}  time {info.time:>7.3f}{machine}  pv {pv}"
     ).rstrip()
 
 
