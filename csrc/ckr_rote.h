@@ -56,6 +56,9 @@ int ckr_rote_put(ckr_rote *rote, const ckr_rote_key *key, int score, int ply);
 int ckr_rote_del(ckr_rote *rote, const ckr_rote_key *key);
 /* Look up a key; 1 and score/ply when stored, 0 otherwise.  Does not mark it used. */
 int ckr_rote_get(const ckr_rote *rote, const ckr_rote_key *key, int *score, int *ply);
+/* Mark a stored key used, as a search's look-up would (a search elsewhere, on the
+ * 704, took its score); 1 when it is stored. */
+int ckr_rote_mark(const ckr_rote *rote, const ckr_rote_key *key);
 /* Look up a position (standardizing it first) and mark the entry used. */
 int ckr_rote_probe(const ckr_rote *rote, const ckr_pos *pos, int *score, int *ply);
 /* The score a stored score is worth after backing it up over plies plies. */

@@ -313,6 +313,16 @@ int ckr_rote_get(const ckr_rote *r, const ckr_rote_key *k, int *score, int *ply)
     return 1;
 }
 
+int ckr_rote_mark(const ckr_rote *r, const ckr_rote_key *k)
+{
+    rote_slot *s = find(r, k);
+    if (!s)
+        return 0;
+    if (!__atomic_load_n(&s->used, __ATOMIC_RELAXED))
+        __atomic_store_n(&s->used, 1, __ATOMIC_RELAXED);
+    return 1;
+}
+
 int ckr_rote_probe(const ckr_rote *r, const ckr_pos *pos, int *score, int *ply)
 {
     ckr_rote_key k;

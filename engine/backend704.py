@@ -433,7 +433,18 @@ class Searcher704:
             best_info = SearchInfo(depth=0, seldepth=0, score=Score(0), nodes=nodes, nps=0,
                                    time=clock() - start, pv=(legal[0],),
                                    machine_time=(cycles + progress[0]) * CYCLE_SECONDS)
+        if hits and self.rote is not None:
+            self._carry_marks()
         return SearchResult(best_info.pv[0], None, best_info)
+
+    def _carry_marks(self) -> None:
+        """The positions the program took from its working part, marked used in the memory's table
+        too, so the memory's next merge refreshes them (Samuel's "used" positions grow younger)."""
+        assert self.rote is not None
+        table = self.rote.table()
+        for entry in self.program.rote_entries():
+            if entry.used:
+                table.mark_used(entry.key)
 
     def _partial(self, board: Board, depth: int, nodes: int, cycles: int,
                  elapsed: float) -> SearchInfo | None:

@@ -218,3 +218,20 @@ def test_a_cb_session_on_the_704_searches_with_the_servers_memory(roots: list[Bo
             await c.close()
 
     asyncio.run(main())
+
+
+def test_the_positions_the_704_took_are_refreshed_in_the_memory(roots: list[Board], tmp_path: Path) -> None:
+    """The program's used marks reach the memory's table, so its next merge halves those positions'
+    ages (Samuel's refreshing), as a modern search's look-ups do."""
+    memory = _memory(tmp_path / "rote.db", roots, 37)
+    searcher = build_searcher(OptionValues(backend="704", evaluator=EVALUATOR), rote=memory)
+    assert memory.table().used() == []
+    hits = sum(searcher.search(b.copy(), Limit(depth=3)).info.rote_hits for b in roots)
+    took = {e.key for e in searcher.program.rote_entries() if e.used}
+    assert hits > 0 and took and set(memory.table().used()) == took
+    before = {k: memory.store.get(k) for k in took}
+    result = memory.merge()
+    assert result.refreshed == len(took)
+    for key, (score, ply, age) in before.items():
+        assert memory.store.get(key) == (score, ply, (age + 1) // 2)
+    memory.close()

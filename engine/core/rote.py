@@ -95,6 +95,11 @@ class RoteTable:
             return int(score[0]), int(ply[0])
         return None
 
+    def mark_used(self, key: RoteKey) -> bool:
+        """Mark ``key`` used, as a search's look-up does (a search elsewhere took its score: the 704
+        program's); whether it is stored."""
+        return bool(lib.ckr_rote_mark(self._ptr, ffi.new("ckr_rote_key *", key)))
+
     def lookup(self, raw: RawPosition) -> tuple[int, int] | None:
         """(score for the side to move, ply) of a position, or None."""
         return self.get(rote_key(raw))
