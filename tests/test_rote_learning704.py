@@ -260,3 +260,22 @@ def test_a_memory_larger_than_core_lives_on_tape_and_the_working_part_is_chosen_
     assert [(e.key, e.score, e.ply, e.age) for e in loaded] == want
     assert sum(got.by_pieces[low:high + 1]) == len(loaded) < got.total
     store.close()
+
+
+def test_a_merge_cut_short_leaves_the_reel_as_it_was(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(4)
+    program = Program704()
+    tape = RoteTape704(program, tmp_path / "memory.tap", AgePolicy())
+    _tape_round(rng, tape, 30)
+    tape.merge()
+    before = tape.reel.read_bytes()
+    _tape_round(rng, tape, 30)
+
+    def cut(*_args: object, **_kwargs: object) -> None:
+        raise Program704Error("the machine stopped")
+
+    monkeypatch.setattr(program, "run_with_tapes", cut)
+    with pytest.raises(Program704Error, match="the machine stopped"):
+        tape.merge()
+    assert tape.reel.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["memory.tap"]

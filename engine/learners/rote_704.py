@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -174,8 +175,9 @@ class RoteTape704:
     """Samuel's arrangement: the whole memory on a tape reel (any size, in key order), merged tape to
     tape by the program with his rules (ETMRG: the pending positions sorted and folded, the reel read
     on tape 1 and the new one written on tape 2, the culled copied back), and the working part in core
-    loaded from it by piece count (ETLW) for the game's stage.  ``reel`` is the memory; a scratch
-    reel beside it takes the merge's output and replaces it."""
+    loaded from it by piece count (ETLW) for the game's stage.  ``reel`` is the memory; a merge reads a
+    copy of it and writes a scratch reel beside it, and the one that holds the new memory replaces it,
+    so a merge cut short leaves the reel as it was."""
 
     def __init__(self, program: Program704, reel: str | os.PathLike[str],
                  policy: AgePolicy | None = None) -> None:
@@ -219,12 +221,17 @@ class RoteTape704:
         mem, a = self.program.machine.mem, self.program.symbols.address
         mem[a("RAINI")], mem[a("RAMAX")] = p.initial_age, p.max_age
         mem[a("RPMAX")], mem[a("RCTGT")] = p.max_positions, int(p.max_positions * p.cull_to)
+        # Tape 1 is a copy: a cull writes back onto it, and the reel must survive a merge cut short.
+        source = self.reel.with_name(self.reel.name + ".merge-in.tap")
+        shutil.copyfile(self.reel, source)
         self.scratch.unlink(missing_ok=True)
-        run = self.program.run_with_tapes("ETMRG", [(1, self.reel, True), (2, self.scratch, True)])
-        where = mem[a("OWHER")]
-        if where == 2:
-            os.replace(self.scratch, self.reel)
-        else:
+        try:
+            run = self.program.run_with_tapes("ETMRG", [(1, source, True), (2, self.scratch, True)])
+            result, spare = (self.scratch, source) if mem[a("OWHER")] == 2 else (source, self.scratch)
+            os.replace(result, self.reel)
+            spare.unlink(missing_ok=True)
+        finally:
+            source.unlink(missing_ok=True)
             self.scratch.unlink(missing_ok=True)
         self.window = None
         return TapeMerge704(mem[a("ONEW")], mem[a("OFORG")], mem[a("OCULL")], mem[a("ORTN")],
