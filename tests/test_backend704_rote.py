@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from random_positions import positions_below
+from random_positions import play_randomly, positions_below
 from test_cb_session import CaptureWriter
 
 from engine import core
@@ -41,11 +41,7 @@ def _roots(n: int, seed: int) -> list[Board]:
     rng = random.Random(seed)
     out: list[Board] = []
     while len(out) < n:
-        board = Board()
-        for _ in range(rng.randint(2, 30)):
-            if not board.legal_moves:
-                break
-            board.push(rng.choice(board.legal_moves))
+        board = play_randomly(rng, Board(), rng.randint(2, 30))
         if board.legal_moves:
             out.append(board)
     return out

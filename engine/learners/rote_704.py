@@ -184,12 +184,9 @@ class RoteTape704:
         missing = [n for n in TAPE_SYMBOLS if n not in program.symbols.symbols]
         if missing:
             raise Program704Error("this 704 deck has no memory on tape (no " + ", ".join(missing) + ")")
-        self.learner = RoteLearning704(program, policy)
+        self.learner = RoteLearning704(program, policy)  # its saves; it refuses ages the V word cannot hold
         self.program = program
-        self.policy = policy or AgePolicy()
-        if not 0 <= self.policy.initial_age <= self.policy.max_age < ROTE_MAX_AGE:
-            raise Program704Error(f"ages {self.policy.initial_age} (new) and {self.policy.max_age} (most): "
-                                  f"the 704 program keeps ages 0-{ROTE_MAX_AGE - 1}")
+        self.policy = policy or AgePolicy()  # the tape holds any number: no cap from the working part
         self.reel = Path(reel)
         self.scratch = self.reel.with_name(self.reel.name + ".merge.tap")
         if not self.reel.exists():  # an empty memory: a reel with only its tape mark
